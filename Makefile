@@ -1,0 +1,35 @@
+# toollearn: `make demo` runs the main job on the embedded model; `make test` runs every test.
+# torch==2.13.0 is installed before anything that needs torch (it is the local CPU wheel;
+# any other torch requirement would pull several GB of CUDA packages).
+VENV ?= .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed-all
+
+.PHONY: install install-demo demo test lint
+
+$(PY):
+	python3 -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+
+$(VENV)/.installed-demo: pyproject.toml | $(PY)
+	$(PY) -m pip install -q -e '.[llama]'
+	touch $@
+
+$(STAMP): pyproject.toml | $(PY)
+	$(PY) -m pip install -q torch==2.13.0
+	$(PY) -m pip install -q -e '.[all,dev]'
+	touch $@
+
+install-demo: $(VENV)/.installed-demo
+install: $(STAMP)
+
+demo: install-demo
+	$(VENV)/bin/toollearn demo
+
+test: install
+	$(VENV)/bin/ruff check src tests benchmarks
+	$(VENV)/bin/pytest -q
+
+lint: install
+	$(VENV)/bin/ruff check src tests benchmarks
+	$(VENV)/bin/ruff format --check src tests benchmarks

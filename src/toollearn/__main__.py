@@ -1,0 +1,5 @@
+import sys
+
+from toollearn.cli.main import main
+
+sys.exit(main())

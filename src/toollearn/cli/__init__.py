@@ -1,0 +1,1 @@
+"""Command-line interface: thin modules, one per command group (argument parsing + printing)."""

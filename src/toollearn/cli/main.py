@@ -1,0 +1,59 @@
+"""`toollearn` entry point.
+
+Every module in this package that defines `register(subparsers)` adds top-level commands;
+every module that defines `register_eval(eval_subparsers)` adds a `toollearn eval <name>`
+benchmark. Each registered parser sets `func(args) -> int | None` as its default.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import pkgutil
+import sys
+
+import toollearn
+import toollearn.cli as cli_pkg
+from toollearn.core.errors import ToollearnError
+
+
+def _command_modules() -> list:
+    names = sorted(m.name for m in pkgutil.iter_modules(cli_pkg.__path__) if m.name != "main")
+    return [importlib.import_module(f"toollearn.cli.{name}") for name in names]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="toollearn", description="Turn small open LLMs into reliable tool users."
+    )
+    parser.add_argument("--version", action="version", version=toollearn.__version__)
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    modules = _command_modules()
+    evaluator = sub.add_parser("eval", help="run a benchmark and write predictions + scores")
+    eval_sub = evaluator.add_subparsers(dest="benchmark", metavar="BENCHMARK")
+    evaluator.set_defaults(func=lambda _args: evaluator.print_help() or 2)
+    for module in modules:
+        if hasattr(module, "register"):
+            module.register(sub)
+        if hasattr(module, "register_eval"):
+            module.register_eval(eval_sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 2
+    try:
+        return int(args.func(args) or 0)
+    except ToollearnError as exc:
+        print(f"toollearn: error: {exc}", file=sys.stderr)
+        return 1
+    except BrokenPipeError:  # e.g. `toollearn ... | head`
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

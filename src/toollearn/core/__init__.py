@@ -1,0 +1,1 @@
+"""Core types and errors: no heavy dependencies, imported by every other layer."""
