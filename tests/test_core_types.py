@@ -1,6 +1,6 @@
 import json
 
-from toollearn import Example, ErrorKind, Ref, Step, Tool, ToolCall, Trace
+from toollearn import ErrorKind, Example, Ref, Step, Tool, ToolCall, Trace
 from toollearn.core.types import link_refs, unlink_refs
 
 
@@ -24,7 +24,9 @@ def test_tool_roundtrip_and_accessors():
 def test_link_refs_resolves_and_keeps_ids():
     calls = [
         ToolCall("a", {"x": 1}, responses=("API_call_0", "API_call_1")),
-        ToolCall("b", {"y": "API_call_1", "z": "API_call_9", "w": "plain"}, responses=("API_call_2",)),
+        ToolCall(
+            "b", {"y": "API_call_1", "z": "API_call_9", "w": "plain"}, responses=("API_call_2",)
+        ),
     ]
     linked = link_refs(calls)
     assert linked[1].arguments["y"] == Ref("API_call_1", call=0, output=1)
@@ -35,7 +37,9 @@ def test_link_refs_resolves_and_keeps_ids():
 
 
 def test_example_and_trace_roundtrip():
-    calls = tuple(link_refs([ToolCall("a", responses=("API_call_0",)), ToolCall("b", {"v": "API_call_0"})]))
+    calls = tuple(
+        link_refs([ToolCall("a", responses=("API_call_0",)), ToolCall("b", {"v": "API_call_0"})])
+    )
     ex = Example("dev-easy-1", "q", tools=(Tool("a"), Tool("b")), calls=calls, needs_tool=True)
     assert ex.nested and roundtrip(ex) == ex
     trace = Trace(

@@ -12,8 +12,8 @@ from toollearn.core.errors import (
     ToollearnError,
 )
 from toollearn.core.types import (
-    Example,
     ErrorKind,
+    Example,
     Message,
     Ref,
     Step,

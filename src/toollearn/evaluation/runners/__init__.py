@@ -1,0 +1,1 @@
+"""Benchmark runners: resumable loops that write predictions and scores for one benchmark."""
