@@ -1,0 +1,1 @@
+"""Dataset loaders (Seal-Tools, ToolDEER, JSONL) and the bundled attributed sample."""

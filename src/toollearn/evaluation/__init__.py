@@ -1,0 +1,1 @@
+"""Evaluation: metrics (pure functions), benchmark runners and plain-text reports."""

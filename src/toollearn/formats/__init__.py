@@ -1,0 +1,1 @@
+"""Tool schema formats, answer formats and conversions between them."""

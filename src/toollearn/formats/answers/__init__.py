@@ -1,0 +1,1 @@
+"""Answer formats: what a model writes for one benchmark, parsed and rendered."""

@@ -1,0 +1,147 @@
+"""The Seal-Tools answer format: the paper's prompt, and the list of calls a model answers with.
+
+An answer is `[{"api": name, "parameters": {...}, "responses": ["API_call_0", ...]}, ...]`; a
+parameter value "API_call_k" is the k-th response of an earlier call (a nested call, linked
+into a `Ref`). The released targets are Python literals (single quotes); models often write JSON.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from toollearn.core.errors import FormatError
+from toollearn.core.types import Tool, ToolCall, link_refs, unlink_refs
+
+PROMPT_HEADER = (
+    "Please chooose the needed apis and return api_calling list according to the "
+    "task_instruction.\n"
+    'Output format: [{"api": "", "parameters": {"": ""}, "responses": '
+    '["API_call_0","API_call_1"]},{"api": "", "parameters": {"": ""}, "responses": '
+    '["API_call_2"]}]\n'
+    "Responses can be used as parameter value. The number of responses depends on "
+    "information in api_list.\n\nInput:\n"
+)
+
+
+def render_prompt(query: str, tools: Sequence[Tool | dict[str, Any]]) -> str:
+    """The paper's evaluation prompt (byte-equal to the dataset's human turns).
+
+    Candidates are shown as the Python repr of Seal-Tools tool dicts; a `Tool` is converted
+    with `formats.schemas.seal_tools.tool_to_seal`, a dict is shown as given.
+    """
+    dicts = [t if isinstance(t, dict) else _tool_to_seal(t) for t in tools]
+    return f'{PROMPT_HEADER}api_list = {dicts!r}\ntask_instruction = "{query}"\nOutput:\n'
+
+
+def _tool_to_seal(tool: Tool) -> dict[str, Any]:
+    from toollearn.formats.schemas.seal_tools import tool_to_seal
+
+    return tool_to_seal(tool)
+
+
+def parse_calls(text: str) -> list[ToolCall]:
+    """Read the first list of call dicts in `text` (JSON, else a Python literal); refs linked.
+
+    Lenient on purpose: surrounding prose, code fences and either quoting style are accepted.
+    Raises FormatError if no non-empty list of call dicts is found (a bare `[]` gives []).
+    """
+    if not isinstance(text, str):
+        raise FormatError(f"expected text, got {type(text).__name__}")
+    saw_empty = False
+    start = text.find("[")
+    while start != -1:
+        end = _closing_bracket(text, start)
+        if end is not None:
+            value = _load_literal(text[start : end + 1])
+            calls = _as_calls(value)
+            if calls:
+                return link_refs(calls)
+            saw_empty = saw_empty or value == []
+        start = text.find("[", start + 1)
+    if saw_empty:
+        return []
+    raise FormatError(f"no list of Seal-Tools calls found in: {_clip(text)!r}")
+
+
+def _closing_bracket(text: str, start: int) -> int | None:
+    """Index of the bracket that closes text[start], skipping quoted strings; None if none."""
+    depth, quote, i = 0, "", start
+    while i < len(text):
+        ch = text[i]
+        if quote:
+            if ch == "\\":
+                i += 1
+            elif ch == quote:
+                quote = ""
+        elif ch in "\"'":
+            quote = ch
+        elif ch in "[{":
+            depth += 1
+        elif ch in "]}":
+            depth -= 1
+            if depth == 0:
+                return i if ch == "]" else None
+        i += 1
+    return None
+
+
+def _load_literal(snippet: str) -> Any:
+    """JSON first, else a Python literal (never eval); None if neither parses."""
+    try:
+        return json.loads(snippet)
+    except ValueError:
+        pass
+    try:
+        return ast.literal_eval(snippet)
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return None
+
+
+def _as_calls(value: Any) -> list[ToolCall] | None:
+    """The value as calls if it is a non-empty list of call dicts, else None."""
+    if not isinstance(value, list) or not value:
+        return None
+    calls = [call_from_seal(item) for item in value]
+    return None if any(c is None for c in calls) else calls
+
+
+def call_from_seal(item: Any) -> ToolCall | None:
+    """One Seal-Tools call dict (`api`/`parameters`/`responses`, or `name`/`arguments`) as an
+    unlinked ToolCall; None if it is not a call dict."""
+    if not isinstance(item, dict):
+        return None
+    name = item.get("api", item.get("name"))
+    args = item.get("parameters", item.get("arguments", {}))
+    responses = item.get("responses", [])
+    if not isinstance(name, str) or not isinstance(args, dict):
+        return None
+    if isinstance(responses, str):
+        responses = [responses]
+    if not isinstance(responses, list | tuple) or not all(isinstance(r, str) for r in responses):
+        return None
+    return ToolCall(name=name, arguments=dict(args), responses=tuple(responses))
+
+
+def calls_to_seal(calls: Sequence[ToolCall]) -> list[dict[str, Any]]:
+    """Calls as Seal-Tools dicts, refs rendered back to their "API_call_k" ids."""
+    return [
+        {"api": c.name, "parameters": unlink_refs(c.arguments), "responses": list(c.responses)}
+        for c in calls
+    ]
+
+
+def render_calls(calls: Sequence[ToolCall], style: str = "json") -> str:
+    """An answer string: JSON (default) or the released targets' Python-literal style."""
+    items = calls_to_seal(calls)
+    if style == "json":
+        return json.dumps(items, ensure_ascii=False)
+    if style == "python":
+        return repr(items)
+    raise ValueError(f"unknown style {style!r} (json or python)")
+
+
+def _clip(text: str, n: int = 80) -> str:
+    return text if len(text) <= n else text[:n] + "..."

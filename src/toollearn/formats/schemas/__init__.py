@@ -1,0 +1,31 @@
+"""Tool schema formats: each module converts one external tool description to and from `Tool`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from toollearn.core.errors import SchemaError
+
+
+def need(d: Any, key: str, typ: type | tuple[type, ...], fmt: str) -> Any:
+    """Return d[key] if present with the right type, else raise a SchemaError naming both."""
+    if not isinstance(d, dict):
+        raise SchemaError(f"{fmt} tool must be a JSON object, got {type(d).__name__}")
+    if key not in d:
+        label = d.get("name") or d.get("api_name") or d.get("Name")
+        label = f" {label!r}" if isinstance(label, str) else ""
+        raise SchemaError(f"{fmt} tool{label} lacks the key '{key}'")
+    value = d[key]
+    if not isinstance(value, typ):
+        names = typ.__name__ if isinstance(typ, type) else "/".join(t.__name__ for t in typ)
+        raise SchemaError(
+            f"{fmt} tool field '{key}' must be {names}, got {type(value).__name__}: {value!r:.60}"
+        )
+    return value
+
+
+def check_name(name: str, fmt: str) -> str:
+    """Reject empty tool names (every format needs one to call the tool)."""
+    if not name.strip():
+        raise SchemaError(f"{fmt} tool has an empty name")
+    return name
