@@ -1,0 +1,40 @@
+"""Executing one model-chosen call inside a multi-step loop, with loop protection.
+
+Shared by the multi-role and ReAct agents: a call to a tool that was not shown is
+UNKNOWN_TOOL, an identical call made before is REPEATED_CALL (not run again; the earlier
+result is repeated to the model), everything else goes to the environment.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from toollearn.agents.base import call_key
+from toollearn.core.types import ErrorKind, Tool, ToolCall
+from toollearn.envs.environment import Environment
+from toollearn.envs.result import CallResult, failed
+
+
+class ActionRunner:
+    """Runs calls for one episode and counts consecutive repeats."""
+
+    def __init__(self, env: Environment, tools: Sequence[Tool]):
+        self.env, self.names = env, {t.name for t in tools}
+        self.seen: dict[str, CallResult] = {}
+        self.repeats = 0
+
+    def run(self, call: ToolCall) -> CallResult:
+        """The result of `call` (or a recorded error), never an exception."""
+        if call.name not in self.names:
+            shown = ", ".join(sorted(self.names))
+            return failed(call, ErrorKind.UNKNOWN_TOOL, f"{call.name!r} is not one of: {shown}")
+        key = call_key(call)
+        if key in self.seen:
+            self.repeats += 1
+            before = self.seen[key].observation_text()
+            detail = f"this exact call was already made; its result was: {before}"
+            return failed(call, ErrorKind.REPEATED_CALL, detail)
+        self.repeats = 0
+        result = self.env.execute(call)
+        self.seen[key] = result
+        return result

@@ -1,0 +1,81 @@
+"""The Seal-Tools agent: one model turn answers with several calls (nested allowed), then the
+plan is executed in dependency order against the environment."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from toollearn.agents.base import Recorder, engine_label
+from toollearn.core.errors import FormatError
+from toollearn.core.types import ErrorKind, Tool, Trace
+from toollearn.envs.environment import Environment
+from toollearn.envs.plan import run_plan
+from toollearn.envs.result import to_jsonable
+
+
+class MultiCallAgent:
+    """Query + candidate tools -> one Seal-Tools call list -> executed plan.
+
+    constrained: decode with `seal_calls_constraint(candidates)` (only well-formed calls to
+    listed tools). env: where calls run; None = simulate the candidate tools (deterministic,
+    seeded). execute=False stops after parsing (what the benchmark scores).
+    """
+
+    name = "multi-call"
+
+    def __init__(
+        self,
+        engine: Any,
+        env: Environment | None = None,
+        *,
+        constrained: bool = False,
+        execute: bool = True,
+        max_tokens: int = 512,
+        chat: bool = True,
+        seed: int = 0,
+    ):
+        self.engine, self.env, self.constrained = engine, env, constrained
+        self.execute, self.max_tokens, self.chat, self.seed = execute, max_tokens, chat, seed
+
+    def config(self) -> dict[str, Any]:
+        return {"agent": self.name, "engine": engine_label(self.engine),
+                "constrained": self.constrained, "max_tokens": self.max_tokens}  # fmt: skip
+
+    def run(
+        self, query: str, tools: Sequence[Tool] | None = None, *, example_id: str = ""
+    ) -> Trace:
+        """Ask once, parse the call list, run it; every failure is a recorded error step."""
+        from toollearn.formats.answers.seal_tools import parse_calls, render_prompt
+
+        candidates = list(tools if tools is not None else (self.env.tools if self.env else []))
+        rec = Recorder(query, example_id, self.chat)
+        constraint = None
+        if self.constrained and candidates:
+            from toollearn.decoding.seal_tools import seal_calls_constraint
+
+            constraint = seal_calls_constraint(candidates)
+        text = rec.model(self.engine, render_prompt(query, candidates), role="agent", kind="call",
+                         max_tokens=self.max_tokens, constraint=constraint)  # fmt: skip
+        if text is None:
+            return rec.finish(None, **self.config(), outcome="no_output")
+        try:
+            calls = parse_calls(text)
+        except FormatError as exc:
+            rec.amend_last(kind="error", error=ErrorKind.FORMAT, detail=str(exc))
+            return rec.finish(None, **self.config(), outcome="format_error")
+        rec.amend_last(calls=tuple(calls))
+        if not self.execute or not calls:
+            return rec.finish(text, **self.config(), outcome="planned" if calls else "no_call")
+        env = self.env or Environment.simulated(candidates, seed=self.seed)
+        env.reset()
+        results, order = run_plan(env, calls)
+        for i in order + [i for i in range(len(calls)) if i not in order]:
+            rec.observe(results[i], call_index=i)
+        used = {r.call for c in calls for r in c.refs()}
+        finals = {f"call_{i}": to_jsonable(results[i].output) for i in range(len(calls))
+                  if i not in used and results[i].ok}  # fmt: skip
+        ok = all(r.ok for r in results)
+        answer = json.dumps(finals, ensure_ascii=False) if finals else None
+        return rec.finish(answer, **self.config(), outcome="executed" if ok else "partial")

@@ -1,0 +1,86 @@
+"""The single-LLM ReAct baseline alpha-UMi compares with: one model writes a thought and an
+action (or `Action: Finish`) per turn, with real observations in between."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from toollearn.agents.acting import ActionRunner
+from toollearn.agents.base import Recorder, engine_label
+from toollearn.core.errors import FormatError
+from toollearn.core.types import ErrorKind, Message, Tool, ToolCall, Trace
+from toollearn.envs.environment import Environment
+from toollearn.envs.result import failed
+from toollearn.formats.answers import umi
+
+
+class ReActAgent:
+    """Thought + Action + Action Input per turn until Finish, a loop, or the step budget."""
+
+    name = "react"
+
+    def __init__(
+        self,
+        engine: Any,
+        env: Environment | None = None,
+        *,
+        max_steps: int = 6,
+        max_repeats: int = 2,
+        max_format_errors: int = 2,
+        chat: bool = True,
+        seed: int = 0,
+    ):
+        self.engine, self.env, self.max_steps = engine, env, max_steps
+        self.max_repeats, self.max_format_errors = max_repeats, max_format_errors
+        self.chat, self.seed = chat, seed
+
+    def config(self) -> dict[str, Any]:
+        return {
+            "agent": self.name,
+            "engine": engine_label(self.engine),
+            "max_steps": self.max_steps,
+        }
+
+    def run(
+        self, query: str, tools: Sequence[Tool] | None = None, *, example_id: str = ""
+    ) -> Trace:
+        """One episode of the single-LLM loop."""
+        shown = list(tools if tools is not None else (self.env.tools if self.env else []))
+        env = self.env or Environment.simulated(shown, seed=self.seed)
+        env.reset()
+        rec, runner = Recorder(query, example_id, self.chat), ActionRunner(env, shown)
+        history, format_errors = [Message("user", query)], 0
+        for _ in range(self.max_steps):
+            text = rec.model(self.engine, umi.react_prompt(shown, history), role="agent",
+                             kind="call", max_tokens=256, stop=["\nObservation"])  # fmt: skip
+            if text is None:
+                return rec.finish(None, **self.config(), outcome="no_output")
+            try:
+                turn = umi.parse_react(text)
+            except FormatError as exc:
+                format_errors += 1
+                rec.amend_last(error=ErrorKind.FORMAT, detail=str(exc))
+                if format_errors >= self.max_format_errors:
+                    return rec.finish(None, **self.config(), outcome="format_error")
+                result = failed(ToolCall(""), ErrorKind.FORMAT, str(exc))
+            else:
+                if turn.finish == "give_answer":
+                    return rec.finish(turn.answer, **self.config(), outcome="concluded")
+                if turn.finish:
+                    return rec.finish(None, **self.config(), outcome="give_up")
+                assert turn.call is not None
+                rec.amend_last(calls=(turn.call,))
+                result = runner.run(turn.call)
+            rec.observe(result)
+            history += [
+                Message("assistant", text),
+                Message("observation", result.observation_text()),
+            ]
+            if runner.repeats >= self.max_repeats:
+                rec.error(
+                    "agent", ErrorKind.REPEATED_CALL, f"{runner.repeats} identical calls in a row"
+                )
+                return rec.finish(None, **self.config(), outcome="loop")
+        rec.error("agent", ErrorKind.STEP_LIMIT, f"no Finish after {self.max_steps} steps")
+        return rec.finish(None, **self.config(), outcome="step_limit")

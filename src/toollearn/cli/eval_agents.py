@@ -1,0 +1,138 @@
+"""`toollearn eval deer` and `toollearn eval stepwise`: the agent benchmarks."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+
+def _engine_flags(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--engine", default="llama", help="engine spec (default: embedded llama)")
+    p.add_argument("--threads", type=int, default=None, help="llama.cpp threads")
+    p.add_argument("--out", required=True, help="run directory (resumed if it exists)")
+    p.add_argument("--limit", type=int, default=None, help="first N examples only")
+    p.add_argument("--seed", type=int, default=0)
+
+
+def _load(spec: str, threads: int | None, cache: dict[str, Any]) -> Any:
+    from toollearn.engines import load_engine
+
+    if spec not in cache:
+        opts = {"n_threads": threads} if threads and spec.startswith("llama") else {}
+        cache[spec] = load_engine(spec, **opts)
+    return cache[spec]
+
+
+def register_eval(eval_sub: Any) -> None:
+    """Add `toollearn eval deer` and `toollearn eval stepwise`."""
+    from toollearn.evaluation.runners.deer import SPLITS
+    from toollearn.evaluation.runners.stepwise import MODES
+
+    p = eval_sub.add_parser(
+        "deer",
+        help="ToolDEER decision-aware evaluation (P_NoSearch/P_Search/P_DS, P_NoCall/P_Call/P_DC)",
+        description="Run the DEER agent (search decision, call decision over the example's "
+        "5-tool pool, then the call) on a ToolDEER split or baseline file; appends "
+        "OUT/predictions.jsonl (resumable) and writes OUT/scores.json.",
+    )
+    p.add_argument("--split", choices=SPLITS, default="test")
+    mode = p.add_mutually_exclusive_group()
+    mode.add_argument(
+        "--constrained",
+        dest="constrained",
+        action="store_true",
+        default=True,
+        help="decisions as grammar-constrained choices, typed call (default)",
+    )
+    mode.add_argument("--free", dest="constrained", action="store_false",
+                      help="unconstrained generation, parsed leniently")  # fmt: skip
+    p.add_argument("--skip-search", action="store_true",
+                   help="assume every query needs a tool (forced, recorded) to score "
+                   "Decision-Call alone")  # fmt: skip
+    p.add_argument("--data-root", default=None, help="folder holding tooldeer/ ($TOOLLEARN_DATA)")
+    p.add_argument("--sample", action="store_true", help="use the bundled sample instead")
+    _engine_flags(p)
+    p.set_defaults(func=run_deer_cli)
+
+    s = eval_sub.add_parser(
+        "stepwise",
+        help="alpha-UMi static step-level evaluation on a trajectory file",
+        description="Teacher-forced, greedy step-level evaluation (Plan ACC, Act EM, "
+        "Hallucination, Arg F1, Rouge-L) on trajectories in alpha-UMi's released format. "
+        "Without --file, the shipped demo trajectories (16, built on executable tools) are used.",
+    )
+    s.add_argument("--file", default=None, help="trajectory JSON (alpha-UMi format)")
+    s.add_argument("--mode", choices=MODES, default="multi-role")
+    s.add_argument("--planner", default=None, help="planner engine spec (default --engine)")
+    s.add_argument("--caller", default=None, help="caller engine spec (default --engine)")
+    s.add_argument("--summarizer", default=None, help="summarizer engine spec (default --engine)")
+    s.add_argument("--max-tokens", type=int, default=None,
+                   help="one generation limit for every role (default: planner 128, caller 96, "
+                   "summarizer 128, single 160)")  # fmt: skip
+    _engine_flags(s)
+    s.set_defaults(func=run_stepwise_cli)
+
+
+def run_deer_cli(args: argparse.Namespace) -> int:
+    """Load the split and engine, predict what is missing, score, print the table."""
+    from toollearn.agents.decision import DecisionAgent
+    from toollearn.evaluation.report import format_table
+    from toollearn.evaluation.runners import deer
+    from toollearn.evaluation.runners.base import RunWriter
+
+    examples = deer.load_deer(args.split, args.data_root, sample=args.sample)
+    if args.limit is not None:
+        examples = examples[: args.limit]
+    config = {"benchmark": "deer", "split": args.split, "sample": args.sample,
+              "limit": args.limit, "engine": args.engine, "constrained": args.constrained,
+              "seed": args.seed, "agent": "deer", "answer": False,
+              "skip_search": args.skip_search}  # fmt: skip
+    writer = RunWriter(Path(args.out), config)
+    engine = _load(args.engine, args.threads, {})
+    agent = DecisionAgent(engine, constrained=args.constrained, answer=False, seed=args.seed,
+                          decide_search=not args.skip_search)  # fmt: skip
+    t0 = time.perf_counter()
+    records = deer.run_deer(agent, examples, writer)
+    scores = deer.score_records(records, examples)
+    path = writer.write_scores(scores, {"wall_seconds_predict": round(time.perf_counter() - t0, 1)})
+    label = f"{args.engine} ({'constrained' if args.constrained else 'free'}"
+    label += ", search forced)" if args.skip_search else ")"
+    print(format_table(deer.summary_rows(scores, args.split, label), deer.COLUMNS, ".1f"))
+    print(f"errors: {scores['errors']}; {scores['run']}", file=sys.stderr)
+    print(f"scores: {path}", file=sys.stderr)
+    return 0
+
+
+def run_stepwise_cli(args: argparse.Namespace) -> int:
+    """Load trajectories and role engines, predict missing steps, score, print the table."""
+    from toollearn.agents.oracle import DEMO_TRAJECTORIES
+    from toollearn.data.trajectories import read_trajectories
+    from toollearn.evaluation.report import format_table
+    from toollearn.evaluation.runners import stepwise
+    from toollearn.evaluation.runners.base import RunWriter
+
+    file = Path(args.file) if args.file else DEMO_TRAJECTORIES
+    trajectories = read_trajectories(file)
+    cases, skipped = stepwise.step_cases(trajectories)
+    if args.limit is not None:
+        cases = cases[: args.limit]
+    specs = {r: getattr(args, r) or args.engine for r in ("planner", "caller", "summarizer")}
+    tokens = dict.fromkeys(stepwise.TOKENS, args.max_tokens) if args.max_tokens else {}
+    config = {"benchmark": "stepwise", "file": str(file), "mode": args.mode,
+              "limit": args.limit, "engines": specs, "seed": args.seed,
+              "max_tokens": {**stepwise.TOKENS, **tokens}}  # fmt: skip
+    writer = RunWriter(Path(args.out), config)
+    cache: dict[str, Any] = {}
+    roles = {r: _load(spec, args.threads, cache) for r, spec in specs.items()}
+    t0 = time.perf_counter()
+    records = stepwise.run_stepwise(cases, roles, args.mode, writer, tokens)
+    scores = stepwise.score_records(records)
+    scores["skipped_gold_steps"] = skipped
+    path = writer.write_scores(scores, {"wall_seconds_predict": round(time.perf_counter() - t0, 1)})
+    label = f"{args.mode}: {specs['planner']}"
+    print(format_table(stepwise.summary_rows(scores, label), stepwise.COLUMNS))
+    print(f"scores: {path}", file=sys.stderr)
+    return 0

@@ -1,0 +1,167 @@
+"""`toollearn eval seal-tools`: the paper's Seal-Tools test protocol on any engine."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+
+def register_eval(eval_sub: Any) -> None:
+    """Add `toollearn eval seal-tools`."""
+    from toollearn.evaluation.runners.seal_tools import SPLIT_CHOICES
+
+    p = eval_sub.add_parser(
+        "seal-tools",
+        help="Seal-Tools with the paper's 5-candidate prompts (official + strict scores)",
+        description="Run the paper's Seal-Tools evaluation prompts through an engine, "
+        "append predictions to OUT/predictions.jsonl (resumable) and write OUT/scores.json.",
+    )
+    p.add_argument(
+        "--split",
+        choices=SPLIT_CHOICES,
+        default="test_in_domain",
+        help="all = test_in_domain + test_out_domain (1,354 queries)",
+    )
+    p.add_argument("--engine", default="llama", help="engine spec (default: embedded llama)")
+    mode = p.add_mutually_exclusive_group()
+    mode.add_argument(
+        "--constrained",
+        dest="constrained",
+        action="store_true",
+        default=True,
+        help="grammar-constrained call lists over the candidates (default)",
+    )
+    mode.add_argument(
+        "--free", dest="constrained", action="store_false", help="unconstrained generation"
+    )
+    p.add_argument(
+        "--allow-empty",
+        action="store_true",
+        help="let the constraint admit [] (no call); the official scorer counts "
+        "[] as a format failure, and every Seal-Tools query needs calls",
+    )
+    p.add_argument(
+        "--data-root", default=None, help="folder holding seal-tools/ (default $TOOLLEARN_DATA)"
+    )
+    p.add_argument("--sample", action="store_true", help="use the bundled sample instead")
+    p.add_argument("--out", required=True, help="run directory (resumed if it exists)")
+    p.add_argument("--limit", type=int, default=None, help="first N examples only")
+    p.add_argument("--max-tokens", type=int, default=320)
+    p.add_argument("--stop", action="append", default=[], help="stop string (repeatable)")
+    p.add_argument(
+        "--batch-size",
+        type=int,
+        default=None,
+        help="prompts per engine call (default: 1 for llama, which runs them one by one "
+        "anyway; 8 for hf/openai, which batch or run them concurrently)",
+    )
+    p.add_argument("--threads", type=int, default=None, help="llama.cpp threads")
+    p.add_argument("--seed", type=int, default=0)
+    p.set_defaults(func=run)
+
+
+def engine_options(args: argparse.Namespace) -> dict[str, Any]:
+    """Engine keyword options from CLI flags (threads only matter to llama.cpp)."""
+    return {"n_threads": args.threads} if args.threads and args.engine.startswith("llama") else {}
+
+
+def run(args: argparse.Namespace) -> int:
+    """Load data and engine, predict what is missing, score, print the table."""
+    from toollearn.engines import load_engine
+    from toollearn.evaluation.runners.base import RunWriter
+    from toollearn.evaluation.runners.seal_tools import (
+        SealRunOptions,
+        load_prompts,
+        options_config,
+        run_seal_tools,
+        score_records,
+    )
+
+    examples = load_prompts(args.split, args.data_root, sample=args.sample)
+    if args.limit is not None:
+        examples = examples[: args.limit]
+    opts = SealRunOptions(
+        constrained=args.constrained,
+        allow_empty=args.allow_empty,
+        max_tokens=args.max_tokens,
+        stop=tuple(args.stop),
+        batch_size=args.batch_size or (1 if args.engine.startswith("llama") else 8),
+        seed=args.seed,
+    )
+    config = {
+        "benchmark": "seal-tools",
+        "split": args.split,
+        "sample": args.sample,
+        "limit": args.limit,
+        "engine": args.engine,
+        **options_config(opts),
+    }
+    writer = RunWriter(Path(args.out), config)
+    engine = load_engine(args.engine, **engine_options(args))
+    t0 = time.perf_counter()
+    records = run_seal_tools(engine, examples, writer, opts)
+    scores = score_records(records, examples)
+    path = writer.write_scores(scores, {"wall_seconds_predict": round(time.perf_counter() - t0, 1)})
+    print(summary_table(scores))
+    print(f"\nscores: {path}", file=sys.stderr)
+    return 0
+
+
+COLUMNS = [
+    "scorer",
+    "group",
+    "n",
+    "format",
+    "tool_p",
+    "tool_r",
+    "tool_f1",
+    "param_p",
+    "param_r",
+    "param_f1",
+    "exact",
+]
+
+
+def summary_table(scores: dict[str, Any]) -> str:
+    """Official and strict rows (percentages) for every group present."""
+    from toollearn.evaluation.report import format_table
+
+    rows = []
+    for scorer in ("official", "strict"):
+        for group, s in scores[scorer].items():
+            rows.append(_row(scorer, group, s))
+    for key, s in scores.items():
+        if key.startswith(("official_", "strict_")) and isinstance(s, dict) and "n" in s:
+            scorer, _, split = key.partition("_")
+            rows.append(_row(scorer, split, s))
+    table = format_table(rows, COLUMNS)
+    hall = scores["hallucinated_tools"]
+    run = scores["run"]
+    return (
+        f"{table}\nhallucinated tool names: official {hall['official']}, strict "
+        f"{hall['strict']}; truncated {run['truncated']}, engine errors "
+        f"{run['engine_errors']}; {run['completion_tokens']} tokens in "
+        f"{run['generation_seconds']} s ({run['decode_tokens_per_s']} tok/s incl. prompt)"
+    )
+
+
+def _row(scorer: str, group: str, s: dict[str, Any]) -> dict[str, Any]:
+    pct = lambda x: round(100 * x, 2)  # noqa: E731
+    row = {
+        "scorer": scorer,
+        "group": group,
+        "n": s["n"],
+        "format": pct(s["format_acc"]),
+        "tool_p": pct(s["tool_p"]),
+        "tool_r": pct(s["tool_r"]),
+        "tool_f1": pct(s["tool_f1"]),
+        "param_p": pct(s["param_p"]),
+        "param_r": pct(s["param_r"]),
+        "param_f1": pct(s["param_f1"]),
+    }
+    if "exact_acc" in s:
+        row["exact"] = pct(s["exact_acc"])
+    return row

@@ -1,0 +1,121 @@
+"""`toollearn run "<query>"`: run any agent once against executable tools, print the Trace."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import sys
+from typing import Any
+
+AGENT_NAMES = ("multi-role", "react", "deer", "multi-call")
+
+
+def register(subparsers: Any) -> None:
+    """Add the `run` command."""
+    p = subparsers.add_parser(
+        "run",
+        help="run an agent on one query and print its Trace",
+        description="Run one agent on one query against executable tools and print the Trace "
+        "(decisions, calls, observations, errors, answer). Tools: the built-in demo tools "
+        "(default; real Python functions), a Python module's @tool functions (--module), or a "
+        "tool file whose tools are simulated from their declared responses (--tools).",
+    )
+    p.add_argument("query")
+    p.add_argument("--agent", choices=AGENT_NAMES, default="multi-role")
+    p.add_argument("--engine", default="llama", help="engine spec (default: embedded llama)")
+    p.add_argument("--planner", default=None, help="multi-role: planner engine (default --engine)")
+    p.add_argument("--caller", default=None, help="multi-role: caller engine (default --engine)")
+    p.add_argument("--summarizer", default=None, help="multi-role: summarizer engine spec")
+    src = p.add_mutually_exclusive_group()
+    src.add_argument("--tools", default=None, help="a tool file (simulated execution)")
+    src.add_argument("--module", default=None, help="import MODULE and use its @tool functions")
+    p.add_argument(
+        "--tools-format", default="toollearn", help="format of --tools (see `tools convert`)"
+    )
+    p.add_argument("--only", default=None, help="comma-separated tool names to show the agent")
+    p.add_argument("--free", action="store_true", help="no grammar constraints")
+    p.add_argument("--retriever", choices=("bm25", "dense", "hybrid"), default="bm25",
+                   help="deer: how to retrieve the 5-tool pool from more tools")  # fmt: skip
+    p.add_argument("--constrain-plan", action="store_true", help="multi-role: grammar for Next:")
+    p.add_argument("--max-steps", type=int, default=6)
+    p.add_argument("--timeout", type=float, default=5.0, help="seconds per tool call")
+    p.add_argument("--threads", type=int, default=None, help="llama.cpp threads")
+    p.add_argument("--json", action="store_true", help="print the Trace as JSON (with prompts)")
+    p.set_defaults(func=run)
+
+
+def build_env(args: argparse.Namespace) -> Any:
+    """The Environment named by the flags (demo tools by default)."""
+    from toollearn.envs import Environment
+    from toollearn.envs.demo import demo_env
+
+    if args.tools:
+        from toollearn.formats.convert import read_tools
+
+        return Environment.simulated(
+            read_tools(args.tools, args.tools_format), timeout=args.timeout
+        )
+    if args.module:
+        module = importlib.import_module(args.module)
+        fns = [v for v in vars(module).values() if callable(v) and hasattr(v, "tool")]
+        if not fns:
+            from toollearn.core.errors import ToollearnError
+
+            raise ToollearnError(f"module {args.module!r} has no @tool functions")
+        return Environment.from_functions(fns, timeout=args.timeout)
+    return demo_env(timeout=args.timeout)
+
+
+def build_agent(args: argparse.Namespace, env: Any) -> Any:
+    """The agent named by --agent over engines loaded from the specs."""
+    from toollearn import agents
+    from toollearn.engines import load_engine
+
+    cache: dict[str, Any] = {}
+
+    def engine(spec: str | None) -> Any:
+        spec = spec or args.engine
+        if spec not in cache:
+            opts = {"n_threads": args.threads} if args.threads and spec.startswith("llama") else {}
+            cache[spec] = load_engine(spec, **opts)
+        return cache[spec]
+
+    constrained = not args.free
+    if args.agent == "multi-role":
+        return agents.MultiRoleAgent(
+            engine(args.planner), engine(args.caller), engine(args.summarizer), env,
+            max_steps=args.max_steps, constrained_caller=constrained,
+            constrained_plan=args.constrain_plan,
+        )  # fmt: skip
+    if args.agent == "react":
+        return agents.ReActAgent(engine(None), env, max_steps=args.max_steps)
+    if args.agent == "deer":
+        retriever = None
+        if len(env.tools) > 5 and not args.only:  # DEER looks its 5-tool pool up
+            from toollearn.retrieval import ToolRetriever
+
+            retriever = ToolRetriever(env.tools, args.retriever)
+        return agents.DecisionAgent(engine(None), env, retriever=retriever, constrained=constrained)
+    return agents.MultiCallAgent(engine(None), env, constrained=constrained)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Build env + agent, run the query, print the Trace."""
+    from toollearn.agents.show import format_trace
+
+    env = build_env(args)
+    tools = env.tools
+    if args.only:
+        wanted = [n.strip() for n in args.only.split(",") if n.strip()]
+        missing = [n for n in wanted if env.get(n) is None]
+        if missing:
+            print(f"toollearn: unknown tool(s): {', '.join(missing)}", file=sys.stderr)
+            return 2
+        tools = [env.get(n) for n in wanted]
+    if args.agent == "deer" and len(tools) > 5 and not args.only:
+        tools = None  # the agent retrieves its pool
+    trace = build_agent(args, env).run(args.query, tools)
+    print(json.dumps(trace.to_dict(), indent=1, ensure_ascii=False) if args.json
+          else format_trace(trace))  # fmt: skip
+    return 0

@@ -1,0 +1,137 @@
+"""Seal-Tools call-list constraint: only well-formed calls to the candidate tools.
+
+Admits `[{"api": "<candidate>", "parameters": {...}, "responses": ["API_call_k", ...]}, ...]`
+where each tool's parameters appear in declared order (required present, optional skippable),
+values have the declared JSON type (or are a nested reference "API_call_<n>"), and each call
+gets exactly max(1, #response fields) response ids, numbered across the list as in the data.
+`[]` (no call) is admitted when `allow_empty`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from toollearn.core.types import Tool
+from toollearn.decoding.constraint import Constraint
+from toollearn.decoding.gbnf import (
+    JSON_PRIMITIVES,
+    JSON_TYPE_RULES,
+    gbnf_alternatives,
+    gbnf_literal,
+    json_key_literal,
+    keyed_sequence,
+)
+
+MAX_CALLS = 6  # the most calls any Seal-Tools answer has
+
+
+def param_value_rule(spec: Any, ref_rule: str | None = "jref") -> str:
+    """The GBNF expression for one parameter value of a JSON-Schema property spec.
+
+    `ref_rule` names the rule for nested references ("API_call_<n>") admitted where the type is
+    not already a string (None: no references).
+    """
+    jtype = spec.get("type") if isinstance(spec, dict) else None
+    if isinstance(jtype, list):  # e.g. ["string", "null"]
+        rules = [JSON_TYPE_RULES[t] for t in jtype if t in JSON_TYPE_RULES]
+    else:
+        rules = [JSON_TYPE_RULES.get(jtype, "jval")] if jtype else ["jval"]
+    enum = spec.get("enum") if isinstance(spec, dict) else None
+    if enum:
+        rules = [gbnf_literal(json.dumps(v, ensure_ascii=False)) for v in enum]
+    if ref_rule and "jstr" not in rules and "jval" not in rules:
+        rules.append(ref_rule)  # a string value already admits "API_call_<n>"
+    return gbnf_alternatives(rules)
+
+
+def params_rules(tool: Tool, prefix: str, ref_rule: str | None = "jref") -> tuple[str, list[str]]:
+    """Rules for one tool's arguments object body (between the braces)."""
+    required = set(tool.required)
+    items = [
+        (f"{json_key_literal(name)} {param_value_rule(spec, ref_rule)}", name in required)
+        for name, spec in tool.properties.items()
+    ]
+    return keyed_sequence(prefix, items)
+
+
+def ref_rule_line(offset: int) -> str:
+    """`ref<offset>`: a nested reference to one of the responses API_call_0..offset-1."""
+    ids = " | ".join(gbnf_literal(f'"API_call_{k}"') for k in range(offset))
+    return f"ref{offset} ::= {ids}"
+
+
+def response_count(tool: Tool) -> int:
+    """How many response ids a call of this tool gets in Seal-Tools (at least one)."""
+    return max(1, len(tool.responses))
+
+
+def _responses_literal(offset: int, tool: Tool) -> str:
+    ids = ",".join(f'"API_call_{offset + k}"' for k in range(response_count(tool)))
+    return gbnf_literal(f'}}, "responses": [{ids}]}}')
+
+
+def seal_calls_grammar(
+    tools: Sequence[Tool],
+    allow_empty: bool = True,
+    max_calls: int = MAX_CALLS,
+    max_string: int | None = None,
+) -> str:
+    """The GBNF text of the Seal-Tools call-list constraint for these candidate tools.
+
+    A call whose response ids start at k may reference only API_call_0..k-1 in non-string
+    values (so no dangling references there). `max_string` bounds string values (characters).
+    """
+    if not tools:
+        raise ValueError("seal_calls_constraint needs at least one candidate tool")
+    if max_calls < 1:
+        raise ValueError("max_calls must be at least 1")
+    lines: list[str] = []
+    made: set[tuple[int, int]] = set()
+
+    def call_rule(i: int, off: int) -> str:
+        """Name of the rule for a call of tool i whose first response id is `off`."""
+        name = f"call{i}-{off}"
+        if (i, off) not in made:
+            made.add((i, off))
+            start, plines = params_rules(tools[i], f"t{i}-{off}-p", f"ref{off}" if off else None)
+            lines.extend(plines)
+            head = gbnf_literal('{"api": ' + json.dumps(tools[i].name, ensure_ascii=False))
+            body = gbnf_literal(', "parameters": {')
+            lines.append(f"{name} ::= {head} {body} {start} {_responses_literal(off, tools[i])}")
+        return name
+
+    # States (calls so far, responses so far) decide what may follow and how ids are numbered.
+    todo, seen, states, offsets = [(0, 0)], {(0, 0)}, [], set()
+    while todo:
+        n, off = todo.pop()
+        alts = []
+        for i, tool in enumerate(tools):
+            nxt = (n + 1, off + response_count(tool))
+            tail = '"]"'
+            if nxt[0] < max_calls:
+                tail = f'("," s{nxt[0]}-{nxt[1]} | "]")'
+                if nxt not in seen:
+                    seen.add(nxt)
+                    todo.append(nxt)
+            alts.append(f"{call_rule(i, off)} {tail}")
+            offsets.add(off)
+        states.append(f"s{n}-{off} ::= " + " | ".join(alts))
+    refs = [ref_rule_line(o) for o in sorted(offsets) if o]
+    root = '"[" s0-0' + (' | "[]"' if allow_empty else "")
+    prims = JSON_PRIMITIVES
+    if max_string:
+        prims = prims.replace('jchar+ "', f'jchar{{1,{int(max_string)}}} "')
+    return "\n".join([f"root ::= {root}", *sorted(states), *lines, *refs, prims]) + "\n"
+
+
+def seal_calls_constraint(
+    tools: Sequence[Tool],
+    allow_empty: bool = True,
+    max_calls: int = MAX_CALLS,
+    max_string: int | None = None,
+) -> Constraint:
+    """A GBNF constraint admitting only Seal-Tools call lists over these candidates."""
+    grammar = seal_calls_grammar(tools, allow_empty, max_calls, max_string)
+    return Constraint("gbnf", grammar, name="seal-calls")

@@ -1,0 +1,78 @@
+"""The engine protocol: batched text generation with stop strings and optional constraints."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Protocol, Union, runtime_checkable
+
+from toollearn.core.types import Message
+
+if TYPE_CHECKING:
+    from toollearn.decoding.constraint import Constraint
+
+# A str prompt is raw text fed as-is; a message list is rendered with the model's own chat
+# template (the one templating path every engine follows).
+Prompt = Union[str, Sequence[Message]]  # noqa: UP007 - runtime alias, py3.10
+
+
+@dataclass(frozen=True)
+class Completion:
+    """One generated text plus accounting. `error` is set (and text may be partial or empty)
+    when the engine failed on this prompt; finish_reason is "stop", "length" or "error"."""
+
+    text: str
+    finish_reason: str = "stop"
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    seconds: float = 0.0
+    error: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+
+@runtime_checkable
+class Engine(Protocol):
+    """Anything that turns a batch of prompts into a batch of completions, in order."""
+
+    name: str
+    supports_constraints: bool
+
+    def complete(
+        self,
+        prompts: Sequence[Prompt],
+        *,
+        max_tokens: int = 256,
+        stop: Sequence[str] = (),
+        temperature: float = 0.0,
+        seed: int = 0,
+        constraint: Constraint | None = None,
+    ) -> list[Completion]: ...
+
+
+def is_chat(prompt: Prompt) -> bool:
+    """True when the prompt is a message list (to be chat-templated), False for raw text."""
+    return not isinstance(prompt, str)
+
+
+def as_messages(prompt: Prompt) -> list[Message]:
+    """Normalise a chat prompt to Message objects (accepting {"role","content"} dicts too)."""
+    if isinstance(prompt, str):
+        raise TypeError("a raw-text prompt has no messages")
+    out: list[Message] = []
+    for m in prompt:
+        out.append(m if isinstance(m, Message) else Message.from_dict(dict(m)))
+    return out
+
+
+def user(text: str) -> list[Message]:
+    """A one-turn chat prompt: the text as a user message."""
+    return [Message("user", text)]
+
+
+def cut_at_stop(text: str, stop: Sequence[str]) -> tuple[str, bool]:
+    """Cut text at the earliest stop string; returns (text, whether a stop string was hit)."""
+    cut = min((i for s in stop if s and (i := text.find(s)) >= 0), default=-1)
+    return (text[:cut], True) if cut >= 0 else (text, False)

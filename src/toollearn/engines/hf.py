@@ -1,0 +1,184 @@
+"""transformers engine: a Hugging Face model directory, a GGUF file, or a base model + LoRA.
+
+Batched greedy generation with left padding; chat prompts rendered with the tokenizer's own
+chat template. A GGUF is dequantised once by transformers (slow) and the result is cached as a
+regular model directory under $TOOLLEARN_CACHE (default ~/.cache/toollearn/hf-gguf), so later
+loads are fast. Constraints (GBNF, JSON schema, regex) run through llguidance: one matcher per
+sequence masks the logits each step.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from toollearn.core.errors import EngineError
+from toollearn.engines.base import Completion, Prompt, as_messages, cut_at_stop, is_chat
+
+if TYPE_CHECKING:
+    from toollearn.decoding.constraint import Constraint
+
+
+def cache_root() -> Path:
+    """Where dequantised GGUF models are kept."""
+    base = os.environ.get("TOOLLEARN_CACHE") or Path.home() / ".cache" / "toollearn"
+    return Path(base) / "hf-gguf"
+
+
+def _gguf_cache_dir(path: Path) -> Path:
+    st = path.stat()
+    key = hashlib.sha1(f"{path.resolve()}:{st.st_size}:{st.st_mtime_ns}".encode()).hexdigest()
+    return cache_root() / f"{path.stem}-{key[:12]}"
+
+
+def load_hf(model: str | Path, dtype: str = "float32") -> tuple[Any, Any]:
+    """(model, tokenizer) from a model directory or a GGUF file (dequantised copy cached)."""
+    try:
+        import torch
+        from transformers import AutoModelForCausalLM, AutoTokenizer
+    except ImportError as exc:
+        raise EngineError("the hf engine needs: pip install 'toollearn[hf]'") from exc
+    path = Path(model)
+    if not path.exists():
+        raise EngineError(f"model not found: {path}")
+    torch_dtype = getattr(torch, dtype)
+    if path.suffix == ".gguf":
+        cached = _gguf_cache_dir(path)
+        if not (cached / "config.json").is_file():
+            kw = {"gguf_file": path.name}
+            m = AutoModelForCausalLM.from_pretrained(path.parent, **kw, dtype=torch.float32)
+            tok = AutoTokenizer.from_pretrained(path.parent, **kw)
+            tmp = cached.with_name(cached.name + ".tmp")
+            _forget_gguf_quantization(m)  # weights are already dequantised floats
+            m.save_pretrained(tmp)
+            tok.save_pretrained(tmp)
+            tmp.rename(cached)
+        path = cached
+    m = AutoModelForCausalLM.from_pretrained(path, dtype=torch_dtype)
+    tok = AutoTokenizer.from_pretrained(path)
+    return m, tok
+
+
+def _forget_gguf_quantization(model: Any) -> None:
+    """Let a GGUF-loaded (dequantised) model save as a plain checkpoint."""
+    model.hf_quantizer = None
+    model.is_quantized = False
+    if hasattr(model.config, "quantization_config"):
+        del model.config.quantization_config
+
+
+class HFEngine:
+    """Generation with transformers (+ PEFT adapter); constraints via llguidance."""
+
+    supports_constraints = True
+
+    def __init__(
+        self,
+        model: str | Path,
+        *,
+        adapter: str | Path | None = None,
+        dtype: str = "float32",
+        n_threads: int | None = None,
+    ):
+        import torch
+
+        if n_threads:
+            torch.set_num_threads(n_threads)
+        self.model, self.tokenizer = load_hf(model, dtype)
+        if adapter:
+            try:
+                from peft import PeftModel
+            except ImportError as exc:
+                raise EngineError("adapters need peft: pip install 'toollearn[hf]'") from exc
+            if not Path(adapter).is_dir():
+                raise EngineError(f"adapter directory not found: {adapter}")
+            self.model = PeftModel.from_pretrained(self.model, str(adapter))
+        self.model.eval()
+        tok = self.tokenizer
+        tok.padding_side = "left"
+        if tok.pad_token_id is None:
+            tok.pad_token = tok.eos_token
+        self.name = f"hf:{model}" + (f"+{adapter}" if adapter else "")
+        self._lltok = None
+
+    def render(self, prompt: Prompt) -> str:
+        """Raw text as-is; messages through the tokenizer's chat template."""
+        if not is_chat(prompt):
+            return prompt  # type: ignore[return-value]
+        msgs = [m.to_dict() for m in as_messages(prompt)]
+        return self.tokenizer.apply_chat_template(msgs, add_generation_prompt=True, tokenize=False)
+
+    def complete(
+        self,
+        prompts: Sequence[Prompt],
+        *,
+        max_tokens: int = 256,
+        stop: Sequence[str] = (),
+        temperature: float = 0.0,
+        seed: int = 0,
+        constraint: Constraint | None = None,
+    ) -> list[Completion]:
+        """One batched generate() over all prompts (left padded); results in order."""
+        import torch
+
+        if not prompts:
+            return []
+        t0 = time.perf_counter()
+        tok = self.tokenizer
+        texts = [self.render(p) for p in prompts]
+        enc = tok(texts, return_tensors="pt", padding=True, add_special_tokens=False)
+        kw: dict[str, Any] = {"max_new_tokens": max_tokens, "pad_token_id": tok.pad_token_id}
+        if temperature > 0:
+            torch.manual_seed(seed)
+            kw.update(do_sample=True, temperature=temperature, top_k=0, top_p=1.0)
+        else:
+            kw.update(do_sample=False, temperature=None, top_p=None, top_k=None)
+        if constraint is not None:
+            kw["logits_processor"] = [self._processor(constraint, len(prompts))]
+        if stop:
+            kw.update(stop_strings=list(stop), tokenizer=tok)
+        with torch.inference_mode():
+            out = self.model.generate(**enc, **kw)
+        seconds = time.perf_counter() - t0
+        return [
+            self._completion(
+                out[i, enc["input_ids"].shape[1] :],
+                enc,
+                i,
+                max_tokens,
+                stop,
+                seconds / len(prompts),
+            )
+            for i in range(len(prompts))
+        ]
+
+    def _completion(self, new: Any, enc: Any, i: int, max_tokens: int, stop, seconds: float):
+        tok = self.tokenizer
+        ids = [int(t) for t in new if int(t) != tok.pad_token_id]
+        eos = set(_as_list(tok.eos_token_id)) | set(
+            _as_list(self.model.generation_config.eos_token_id)
+        )
+        ended = bool(ids) and ids[-1] in eos
+        text, hit = cut_at_stop(tok.decode(ids, skip_special_tokens=True), stop)
+        finish = "stop" if ended or hit or len(ids) < max_tokens else "length"
+        return Completion(text, finish, int(enc["attention_mask"][i].sum()), len(ids), seconds)
+
+    def _processor(self, constraint: Constraint, batch: int):
+        from toollearn.engines.hf_guidance import GuidanceProcessor
+
+        if self._lltok is None:
+            import llguidance.hf
+
+            vocab = self.model.get_output_embeddings().weight.shape[0]
+            self._lltok = llguidance.hf.from_tokenizer(self.tokenizer, n_vocab=vocab)
+        return GuidanceProcessor(self._lltok, constraint, batch)
+
+
+def _as_list(x: Any) -> list[int]:
+    if x is None:
+        return []
+    return list(x) if isinstance(x, list | tuple) else [int(x)]

@@ -1,0 +1,110 @@
+"""DEER and stepwise runners with scripted engines: scoring, resuming, CLI wiring."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from toollearn.agents.decision import DecisionAgent
+from toollearn.agents.oracle import DEMO_TRAJECTORIES, Oracle, build_trajectories
+from toollearn.cli.main import main
+from toollearn.data.trajectories import read_trajectories
+from toollearn.engines import ScriptedEngine
+from toollearn.envs.demo import DEMO_TASKS
+from toollearn.evaluation.runners import deer, stepwise
+from toollearn.evaluation.runners.base import RunWriter
+
+
+def test_shipped_demo_trajectories_are_reproducible():
+    shipped = read_trajectories(DEMO_TRAJECTORIES)
+    rebuilt = build_trajectories()
+    assert len(shipped) == len(DEMO_TASKS) == 16
+    assert [t.conversations for t in shipped] == [t.conversations for t in rebuilt]
+    calls = sum(m.role == "caller" for t in shipped for m in t.conversations)
+    assert calls >= 20 and sum(t.metadata["outcome"] == "give_up" for t in shipped) == 2
+
+
+def _no_call_engine(prompt):
+    text = prompt[0].content
+    return "Yes" if "need a tool?" in text else "None"
+
+
+def test_deer_runner_scores_and_resumes(tmp_path):
+    examples = deer.load_deer("test", sample=True)[:6]
+    agent = DecisionAgent(ScriptedEngine(_no_call_engine), answer=False)
+    writer = RunWriter(tmp_path, {"t": 1})
+    records = deer.run_deer(agent, examples, writer)
+    scores = deer.score_records(records, examples)
+    n_nocall = sum(ex.has_suitable_tool is False for ex in examples)
+    assert scores["P_Search"] == 1.0 and scores["P_Call"] in (0.0, None)
+    assert scores["P_NoCall"] == (1.0 if n_nocall else None)
+    assert records[0]["output"].startswith("#Begin#") and records[0]["trace"]["steps"]
+    silent = DecisionAgent(ScriptedEngine([]), answer=False)  # would fail if asked anything
+    assert len(deer.run_deer(silent, examples, writer)) == len(examples)
+
+
+def test_deer_cli_survives_engine_errors(tmp_path, capsys):
+    out = tmp_path / "run"
+    rc = main(
+        ["eval", "deer", "--sample", "--engine", "scripted", "--limit", "3", "--out", str(out)]
+    )
+    assert rc == 0
+    scores = json.loads((out / "scores.json").read_text())
+    assert scores["scores"]["errors"]["engine_error"] >= 3 and scores["n_records"] == 3
+    assert "paper: ToolDEER-13B" in capsys.readouterr().out
+
+
+def _oracle_roles():
+    oracles = {t.query: Oracle(t) for t in DEMO_TASKS}
+
+    def route(role):
+        def answer(prompt):
+            text = prompt[0].content
+            task = next(o for q, o in oracles.items() if f"User: {q}\n" in text + "\n")
+            return getattr(task, role)._fn(prompt)
+
+        return ScriptedEngine(answer)
+
+    return {r: route(r) for r in ("planner", "caller", "summarizer")}
+
+
+def test_stepwise_oracle_scores_perfectly(tmp_path):
+    cases, skipped = stepwise.step_cases(read_trajectories(DEMO_TRAJECTORIES))
+    assert skipped == 0 and {c.target.action for c in cases} == {"call", "finish", "give_up"}
+    writer = RunWriter(tmp_path, {"t": 1})
+    records = stepwise.run_stepwise(cases, _oracle_roles(), "multi-role", writer)
+    scores = stepwise.score_records(records)
+    assert scores["steps"] == len(cases)
+    for key in ("plan_acc", "act_em", "arg_f1", "rouge_l"):
+        assert scores[key] == pytest.approx(1.0), key
+    assert scores["hallucination"] == 0.0
+
+
+def test_stepwise_single_mode_and_garbage(tmp_path):
+    cases, _ = stepwise.step_cases(read_trajectories(DEMO_TRAJECTORIES))
+    cases = cases[:5]
+    garbage = ScriptedEngine(lambda p: "Action: teleport\nAction Input: {}")
+    roles = dict.fromkeys(("planner", "caller", "summarizer"), garbage)
+    records = stepwise.run_stepwise(cases, roles, "single", RunWriter(tmp_path, {}))
+    scores = stepwise.score_records(records)
+    assert scores["hallucination"] == 1.0 and scores["act_em"] == 0.0
+    assert stepwise._single_history(cases[2].history)[1].content.startswith("First add")
+
+
+def test_stepwise_cli_on_demo_file(tmp_path, capsys):
+    out = tmp_path / "sw"
+    rc = main(["eval", "stepwise", "--engine", "scripted", "--limit", "4", "--out", str(out)])
+    assert rc == 0
+    payload = json.loads((out / "scores.json").read_text())
+    assert payload["scores"]["steps"] == 4 and payload["config"]["mode"] == "multi-role"
+    assert "paper (ToolBench)" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("agent", ["multi-role", "react", "deer", "multi-call"])
+def test_run_cli_prints_a_trace(agent, capsys):
+    # the bare scripted engine has no answers: every agent records an engine error and ends
+    assert main(["run", "What is 2 + 2?", "--engine", "scripted", "--agent", agent]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("query: What is 2 + 2?") and "engine_error" in out and "outcome:" in out
+    assert main(["run", "x", "--engine", "scripted", "--only", "add,nope"]) == 2

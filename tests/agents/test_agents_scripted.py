@@ -1,0 +1,200 @@
+"""Agents against executable tools with a ScriptedEngine (no model): every path and fault."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from helpers import ADD, ADVICE, EXPLODE, HANG, MULTIPLY, WEATHER, math_env
+
+from toollearn.agents import DecisionAgent, MultiCallAgent, MultiRoleAgent, ReActAgent
+from toollearn.core.types import ErrorKind, Trace
+from toollearn.data.trajectories import trajectory_from_trace
+from toollearn.engines import ScriptedEngine
+from toollearn.envs import Environment, simulate
+
+NESTED = (
+    '[{"api": "getClothingAdvice", "parameters": {"temperature": "API_call_1", '
+    '"condition": "API_call_2"}, "responses": ["API_call_0"]}, '
+    '{"api": "getWeather", "parameters": {"city": "Oslo"}, '
+    '"responses": ["API_call_1", "API_call_2"]}]'
+)
+
+
+def kinds(trace: Trace) -> list[ErrorKind]:
+    return [s.error for s in trace.steps if s.error is not None]
+
+
+def test_multi_call_executes_nested_plan_in_dag_order():
+    agent = MultiCallAgent(ScriptedEngine([NESTED]))
+    trace = agent.run("What should I wear in Oslo?", [WEATHER, ADVICE], example_id="x1")
+    model_step = trace.steps[0]
+    assert model_step.kind == "call" and model_step.prompt.startswith("Please chooose")
+    assert [c.name for c in model_step.calls] == ["getClothingAdvice", "getWeather"]
+    observations = [s for s in trace.steps if s.kind == "observation"]
+    assert [s.calls[0].name for s in observations] == ["getWeather", "getClothingAdvice"]
+    weather = simulate(WEATHER, {"city": "Oslo"})
+    assert observations[1].data["arguments"] == weather  # substituted outputs
+    assert kinds(trace) == [] and trace.meta["outcome"] == "executed"
+    assert set(json.loads(trace.answer)) == {"call_0"}  # the sink of the DAG
+
+
+def test_multi_call_garbage_and_cycle_are_recorded():
+    garbage = MultiCallAgent(ScriptedEngine(["I think you should wear a coat."]))
+    trace = garbage.run("What should I wear?", [WEATHER, ADVICE])
+    assert kinds(trace) == [ErrorKind.FORMAT] and trace.answer is None
+    cyclic = (
+        '[{"api": "getClothingAdvice", "parameters": {"temperature": "API_call_1"}, '
+        '"responses": ["API_call_0"]}, {"api": "getWeather", "parameters": '
+        '{"city": "API_call_0"}, "responses": ["API_call_1", "API_call_2"]}]'
+    )
+    trace = MultiCallAgent(ScriptedEngine([cyclic])).run("loop", [WEATHER, ADVICE])
+    assert kinds(trace) == [ErrorKind.CYCLE, ErrorKind.CYCLE]
+
+
+def test_decision_agent_answers_without_tools():
+    engine = ScriptedEngine(["No", "Paris is the capital of France."])
+    trace = DecisionAgent(engine).run("What is the capital of France?", [WEATHER])
+    assert trace.decisions() == {"needs_tool": False}
+    assert trace.answer == "Paris is the capital of France." and trace.calls == []
+    assert engine.requests[0]["constraint"] is not None  # Yes/No grammar
+
+
+def test_decision_agent_calls_the_chosen_tool():
+    engine = ScriptedEngine(["Yes", "getWeather", "getWeather(city='Rome')"])
+    trace = DecisionAgent(engine).run("Weather in Rome?", [ADVICE, WEATHER])
+    assert trace.decisions() == {
+        "needs_tool": True,
+        "has_suitable_tool": True,
+        "tool": "getWeather",
+    }
+    assert trace.calls[0].arguments == {"city": "Rome"}
+    assert json.loads(trace.answer) == simulate(WEATHER, {"city": "Rome"})
+
+
+def test_decision_agent_no_suitable_tool_and_garbage():
+    trace = DecisionAgent(ScriptedEngine(["Yes", "None"]), answer=False).run("Hi", [WEATHER])
+    assert trace.decisions()["has_suitable_tool"] is False and trace.meta["outcome"] == "no_call"
+    garbage = ScriptedEngine(["@@@", "%%%"])
+    trace = DecisionAgent(garbage, constrained=False, answer=False).run("x", [WEATHER])
+    assert kinds(trace) == [ErrorKind.FORMAT, ErrorKind.FORMAT]
+    assert trace.decisions() == {"needs_tool": True, "has_suitable_tool": False, "tool": None}
+
+
+def role_script(planner: list[str], caller: list[str], summary: list[str]):
+    return ScriptedEngine(planner), ScriptedEngine(caller), ScriptedEngine(summary)
+
+
+def test_multi_role_two_calls_then_conclusion_and_trajectory():
+    planner, caller, summarizer = role_script(
+        ["I need 3 + 4 first. Next: caller.", "Now multiply by 5. Next: caller.",
+         "I have the result. Next: conclusion."],
+        ['Action: add\nAction Input: {"a": 3, "b": 4}',
+         'Action: multiply\nAction Input: {"a": 7, "b": 5}'],
+        ["(3 + 4) * 5 = 35."],
+    )  # fmt: skip
+    agent = MultiRoleAgent(planner, caller, summarizer, math_env())
+    trace = agent.run("What is (3 + 4) * 5?", [ADD, MULTIPLY], example_id="m1")
+    assert trace.meta["outcome"] == "concluded" and trace.answer == "(3 + 4) * 5 = 35."
+    outputs = [s.observation for s in trace.steps if s.kind == "observation"]
+    assert outputs == [7, 35]
+    assert "Observation: 7" in caller.requests[1]["prompts"][0][0].content
+    traj = trajectory_from_trace(trace, [ADD, MULTIPLY])
+    roles = [m.role for m in traj.conversations]
+    assert roles == ["user", "assistant", "caller", "observation", "assistant", "caller",
+                     "observation", "assistant", "conclusion"]  # fmt: skip
+    assert traj.conversations[-2].content.endswith("Next: conclusion.")
+
+
+def test_multi_role_faults_loop_and_budget():
+    # the planner writes no "Next:" (FORMAT, falls back to caller) and the caller repeats
+    planner = ScriptedEngine(lambda p: "Let me add them.")
+    caller = ScriptedEngine(lambda p: 'Action: add\nAction Input: {"a": 1, "b": 2}')
+    trace = MultiRoleAgent(planner, caller, env=math_env(), max_steps=8).run("1+2?", [ADD])
+    assert trace.meta["outcome"] == "loop"
+    assert ErrorKind.REPEATED_CALL in kinds(trace) and ErrorKind.FORMAT in kinds(trace)
+    caller = ScriptedEngine(lambda p: "Action: nowhere\nAction Input: {}")
+    planner = ScriptedEngine(lambda p: "Call it. Next: caller.")
+    trace = MultiRoleAgent(planner, caller, env=math_env(), max_steps=3).run("?", [ADD])
+    assert trace.meta["outcome"] == "step_limit"
+    assert kinds(trace).count(ErrorKind.UNKNOWN_TOOL) == 3 and ErrorKind.STEP_LIMIT in kinds(trace)
+    trace = MultiRoleAgent(ScriptedEngine([""])).run("?", [ADD])
+    assert trace.meta["outcome"] == "planner_failed" and kinds(trace) == [ErrorKind.EMPTY_OUTPUT]
+    trace = MultiRoleAgent(ScriptedEngine(["Impossible. Next: give up."])).run("?", [ADD])
+    assert trace.meta["outcome"] == "give_up"
+
+
+def test_react_baseline_finishes():
+    engine = ScriptedEngine(
+        ['Add them.\nAction: add\nAction Input: {"a": 2, "b": 2}',
+         'Done.\nAction: Finish\nAction Input: {"return_type": "give_answer", '
+         '"final_answer": "4"}'],
+    )  # fmt: skip
+    trace = ReActAgent(engine, math_env()).run("2+2?", [ADD])
+    assert trace.answer == "4" and trace.meta["outcome"] == "concluded"
+    assert [s.observation for s in trace.steps if s.kind == "observation"] == [4]
+
+
+def test_fault_batch_each_error_recorded_and_run_continues():
+    """A raising tool, a hanging tool, an unknown tool, a cyclic plan, garbage output."""
+    cases = [
+        ("explode", '[{"api": "explode", "parameters": {}, "responses": ["API_call_0"]}]',
+         ErrorKind.TOOL_ERROR),
+        ("hang", '[{"api": "hang", "parameters": {}, "responses": ["API_call_0"]}]',
+         ErrorKind.TIMEOUT),
+        ("unknown", '[{"api": "divide", "parameters": {}, "responses": ["API_call_0"]}]',
+         ErrorKind.UNKNOWN_TOOL),
+        ("cycle", '[{"api": "add", "parameters": {"a": "API_call_1", "b": 1}, "responses": '
+         '["API_call_0"]}, {"api": "add", "parameters": {"a": "API_call_0", "b": 1}, '
+         '"responses": ["API_call_1"]}]', ErrorKind.CYCLE),
+        ("garbage", "¯\\_(ツ)_/¯ }{][", ErrorKind.FORMAT),
+        ("fine", '[{"api": "add", "parameters": {"a": 1, "b": 1}, "responses": ["API_call_0"]}]',
+         None),
+    ]  # fmt: skip
+    agent = MultiCallAgent(ScriptedEngine([c[1] for c in cases]), math_env(timeout=0.3))
+    tools = [ADD, MULTIPLY, EXPLODE, HANG]
+    traces = [agent.run(name, tools, example_id=name) for name, _, _ in cases]
+    assert [t.example_id for t in traces] == [c[0] for c in cases]
+    for trace, (_, _, kind) in zip(traces, cases):
+        assert (kind in kinds(trace)) if kind else kinds(trace) == []
+    assert json.loads(traces[-1].answer) == {"call_0": 2}
+
+
+def test_environment_is_reset_between_episodes():
+    env = Environment.simulated([WEATHER])
+    agent = MultiCallAgent(ScriptedEngine([NESTED.split(", {")[0] + "]"] * 2), env)
+    assert agent.run("a", [WEATHER, ADVICE]).meta["outcome"] in {"executed", "partial"}
+
+
+def test_decision_agent_retrieves_its_pool():
+    pytest.importorskip("bm25s")
+    from toollearn.envs.demo import demo_env
+    from toollearn.retrieval import ToolRetriever
+
+    env = demo_env()
+    engine = ScriptedEngine(["Yes", "get_weather", "get_weather(city='Oslo')"])
+    agent = DecisionAgent(engine, env, retriever=ToolRetriever(env.tools, "bm25"), k=3)
+    trace = agent.run("What is the weather in Oslo?")
+    pool = next(s for s in trace.steps if s.role == "retriever").data["candidates"]
+    assert "get_weather" in pool and len(pool) <= 3
+    assert json.loads(trace.answer)["condition"] == "snow"
+
+
+def test_constrained_plan_choice_and_forced_policy():
+    from toollearn.agents.multi_role import require_calls
+
+    # an empty thought is recorded (EMPTY_OUTPUT) and the grammar-constrained choice follows
+    planner = ScriptedEngine(["", "conclusion"])
+    agent = MultiRoleAgent(planner, summarizer=ScriptedEngine(["done"]), constrained_plan=True)
+    trace = agent.run("hi", [ADD])
+    assert trace.meta["outcome"] == "concluded" and kinds(trace) == [ErrorKind.EMPTY_OUTPUT]
+    assert planner.requests[1]["constraint"].name == "umi-next"
+    # require_calls(1): "caller" is forced (no model call), then "conclusion" is forced
+    planner = ScriptedEngine(["Add them.", "Done."])
+    caller = ScriptedEngine(['Action: add\nAction Input: {"a": 1, "b": 2}'])
+    agent = MultiRoleAgent(planner, caller, ScriptedEngine(["3"]), math_env(),
+                           constrained_plan=True, next_policy=require_calls(1))  # fmt: skip
+    trace = agent.run("1+2?", [ADD])
+    decisions = [s for s in trace.steps if s.kind == "decision"]
+    assert [d.content for d in decisions] == ["caller", "conclusion"]
+    assert all(d.detail == "forced by next_policy" for d in decisions) and trace.answer == "3"

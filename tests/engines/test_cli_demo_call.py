@@ -1,0 +1,67 @@
+"""`toollearn demo`, `toollearn call` and `toollearn eval seal-tools` on the embedded model."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from toollearn.cli.main import main
+
+pytestmark = pytest.mark.model
+
+TOOLS = [
+    {
+        "type": "function",
+        "function": {
+            "name": "getWeather",
+            "description": "Current weather of a city",
+            "parameters": {
+                "type": "object",
+                "properties": {"city": {"type": "string", "description": "city name"}},
+                "required": ["city"],
+            },
+        },
+    }
+]
+
+
+@pytest.fixture(autouse=True)
+def _needs_llama():
+    pytest.importorskip("llama_cpp")
+
+
+def test_call_prints_a_call_to_the_given_tool(tmp_path, capsys):
+    path = tmp_path / "tools.json"
+    path.write_text(json.dumps(TOOLS))
+    assert main(["call", "Weather in Oslo?", "--tools", str(path), "--threads", "1"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out[0]["api"] == "getWeather" and isinstance(out[0]["parameters"]["city"], str)
+
+
+def test_demo_prints_queries_calls_and_both_scorers(capsys):
+    assert main(["demo", "-n", "1", "--max-tokens", "24", "--threads", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "gold" in out and "constrained :" in out
+    assert "official" in out and "strict" in out and "hallucinated" in out
+
+
+def test_eval_seal_tools_on_the_sample_writes_predictions_and_scores(tmp_path, capsys):
+    args = [
+        "eval",
+        "seal-tools",
+        "--sample",
+        "--limit",
+        "2",
+        "--threads",
+        "1",
+        "--out",
+        str(tmp_path / "run"),
+    ]
+    assert main(args) == 0
+    scores = json.loads((tmp_path / "run" / "scores.json").read_text())["scores"]
+    assert scores["official"]["all"]["format_acc"] == 1.0
+    assert scores["hallucinated_tools"] == {"official": 0, "strict": 0}
+    assert len((tmp_path / "run" / "predictions.jsonl").read_text().splitlines()) == 2
+    assert main(args) == 0  # resumes: nothing left to predict
+    assert "official" in capsys.readouterr().out

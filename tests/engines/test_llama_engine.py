@@ -1,0 +1,86 @@
+"""The llama.cpp engine on the embedded SmolLM2-135M model (marked `model`)."""
+
+from __future__ import annotations
+
+import pytest
+
+from toollearn.core.types import Tool
+from toollearn.decoding.seal_tools import seal_calls_constraint
+from toollearn.engines import load_engine, user
+
+pytestmark = pytest.mark.model
+
+TOOLS = [
+    Tool(
+        "getWeather",
+        "Current weather of a city",
+        {
+            "type": "object",
+            "properties": {"city": {"type": "string"}, "days": {"type": "integer"}},
+            "required": ["city"],
+        },
+        {"temperature": {"type": "float", "description": "degrees"}},
+    ),
+    Tool("getTime", "Current time", responses={"time": {"type": "str", "description": "now"}}),
+]
+
+
+@pytest.fixture(scope="module")
+def engine():
+    pytest.importorskip("llama_cpp")
+    return load_engine("llama", n_threads=1)
+
+
+def test_chat_prompts_use_the_models_own_template(engine):
+    text = engine.render(user("hello"))
+    assert text.startswith("<|im_start|>system") and text.endswith("<|im_start|>assistant\n")
+    assert engine.render("raw text") == "raw text"
+
+
+def test_model_is_loaded_once_and_shared(engine):
+    assert load_engine("llama", n_threads=1).llm is engine.llm
+
+
+def test_batch_in_order_with_stop_and_token_counts(engine):
+    out = engine.complete([user("Count: 1, 2, 3,"), "The capital of France is"], max_tokens=12)
+    assert len(out) == 2 and all(o.completion_tokens > 0 and o.prompt_tokens > 0 for o in out)
+    stopped = engine.complete(["1, 2, 3, 4, 5, 6,"], max_tokens=20, stop=[","])[0]
+    assert "," not in stopped.text and stopped.finish_reason == "stop"
+
+
+def test_constrained_answer_is_a_call_to_a_candidate(engine):
+    import json
+
+    c = seal_calls_constraint(TOOLS, allow_empty=False)
+    out = engine.complete(
+        [user("What is the weather in Paris for 3 days?")], constraint=c, max_tokens=96
+    )[0]
+    calls = json.loads(out.text)
+    assert out.finish_reason == "stop" and calls
+    assert all(call["api"] in {"getWeather", "getTime"} for call in calls)
+
+
+def test_fast_grammar_path_matches_the_library_sampler(engine):
+    from toollearn.engines.llama import LlamaEngine
+
+    slow = LlamaEngine(n_threads=1, fast_grammar=False)
+    c = seal_calls_constraint(TOOLS, allow_empty=True)
+    p = [user("Tell me the time, then the weather in Rome.")]
+    assert (
+        engine.complete(p, constraint=c, max_tokens=80)[0].text
+        == slow.complete(p, constraint=c, max_tokens=80)[0].text
+    )
+
+
+def test_json_schema_constraints_work_too(engine):
+    import json
+
+    schema = json.dumps(
+        {"type": "object", "properties": {"ok": {"type": "boolean"}}, "required": ["ok"]}
+    )
+    from toollearn.decoding import Constraint
+
+    out = engine.complete(
+        ["Answer in JSON:"], constraint=Constraint("json_schema", schema), max_tokens=20
+    )[0]
+    assert isinstance(json.loads(out.text)["ok"], bool)
