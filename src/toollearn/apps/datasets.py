@@ -1,0 +1,158 @@
+"""Demonstrations and test goals of the simulated apps, generated from templates.
+
+`build(app)` fills the app's template spec (apps/data/<app>.json) with a fixed seed and checks
+that every label program executes; `write_all()` regenerates the bundled JSONL files
+(`python -m toollearn.apps.datasets`). `load_demos(app)` / `load_tests(app)` read them back as
+`Example`s: query = goal, calls = the API calls, metadata = program, template, names, criteria.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from toollearn.apps.base import App
+from toollearn.apps.program import Statement, Value, parse_program, program_names, run_program
+from toollearn.core.errors import DataError
+from toollearn.core.types import Example, ToolCall
+from toollearn.datagen.templates import generate, load_spec
+
+DATA = Path(__file__).parent / "data"
+SEED = 20230601
+# How many goals each split gets per template (demos: one per demo template).
+PER_TEMPLATE = {"home-search": {"demo": 1, "test": 5}, "trip-booking": {"demo": 1, "test": 5}}
+
+
+def _stem(app: str) -> str:
+    return app.replace("-", "_")
+
+
+def spec_path(app: str) -> Path:
+    return DATA / f"{_stem(app)}.json"
+
+
+def split_path(app: str, split: str) -> Path:
+    return DATA / f"{_stem(app)}_{split}.jsonl"
+
+
+def app_class(app: str) -> type[App]:
+    from toollearn.apps import APPS
+
+    if app not in APPS:
+        raise DataError(f"unknown app {app!r}; use one of {', '.join(APPS)}")
+    return APPS[app]
+
+
+def build(
+    app: str, seed: int = SEED, per_template: dict[str, int] | None = None
+) -> dict[str, list[dict[str, Any]]]:
+    """Generate every split of `app` as records; DataError if a label does not execute.
+
+    `per_template` overrides how many goals each template of a split yields (e.g. a large
+    "train" split of templates added to the spec for model alignment)."""
+    cls = app_class(app)
+    templates, pools = load_spec(spec_path(app))
+    counts = {**PER_TEMPLATE.get(app, {}), **(per_template or {})}
+    out: dict[str, list[dict[str, Any]]] = {}
+    for split, items in templates.items():
+        per = counts.get(split, 1)
+        records = []
+        filled_all = generate(items, pools, per, seed=seed + len(out))
+        # round-robin over templates, so the first N goals (--limit N) span N templates
+        order = sorted(range(len(filled_all)), key=lambda i: (i % per, i // per))
+        for i, filled in enumerate(filled_all[j] for j in order):
+            run = run_program(filled.program, cls)
+            if not run.executable:
+                raise DataError(f"{app} {filled.template}: label does not execute: {run.error}")
+            records.append(
+                {
+                    "id": f"{app}/{split}/{i:03d}",
+                    "goal": filled.goal,
+                    "program": filled.program,
+                    "template": filled.template,
+                    "names": run.names,
+                    "criteria": run.criteria,
+                }
+            )
+        out[split] = records
+    return out
+
+
+def write_all(apps: tuple[str, ...] = ("home-search", "trip-booking")) -> list[Path]:
+    """Regenerate the bundled JSONL files of `apps`."""
+    written = []
+    for app in apps:
+        for split, records in build(app).items():
+            path = split_path(app, split)
+            with path.open("w", encoding="utf-8") as f:
+                for r in records:
+                    f.write(json.dumps(r, ensure_ascii=False) + "\n")
+            written.append(path)
+    return written
+
+
+def _plain(value: Value) -> Any:
+    if value.kind == "const":
+        return value.data
+    if value.kind == "list":
+        return [_plain(v) for v in value.items]
+    if value.kind == "helper":
+        return {"$helper": value.data, "args": [_plain(v) for v in value.items]}
+    return {"$var": value.data}
+
+
+def program_calls(program: str, cls: type[App]) -> tuple[ToolCall, ...]:
+    """The API calls of a program as ToolCalls (helper values as {"$helper", "args"})."""
+    statements: list[Statement] = parse_program(program, cls)
+    env = {s.target: _plain(s.value) for s in statements if s.target and s.value}
+    calls = []
+    for s in statements:
+        if s.target:
+            continue
+        params = [p for p in cls.hints(s.fn)]
+        args = {params[i]: _plain(v) for i, v in enumerate(s.args) if i < len(params)}
+        args.update({k: _plain(v) for k, v in s.kwargs})
+        args = {
+            k: env.get(v["$var"], v) if isinstance(v, dict) and "$var" in v else v
+            for k, v in args.items()
+        }
+        calls.append(ToolCall(s.fn, args))
+    return tuple(calls)
+
+
+def load_split(app: str, split: str) -> list[Example]:
+    """Read one bundled split of an app as Examples."""
+    cls = app_class(app)
+    path = split_path(app, split)
+    if not path.is_file():
+        raise DataError(
+            f"no {split} data for {app}; run python -m toollearn.apps.datasets", str(path)
+        )
+    examples = []
+    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        try:
+            r = json.loads(line)
+            meta = {k: r[k] for k in ("program", "template", "criteria")}
+            meta["names"] = r.get("names") or program_names(r["program"], cls)
+            meta["app"] = app
+            calls = program_calls(r["program"], cls)
+        except (ValueError, KeyError) as exc:
+            raise DataError(f"bad record: {exc}", str(path), n) from None
+        examples.append(Example(r["id"], r["goal"], calls=calls, split=split, metadata=meta))
+    return examples
+
+
+def load_demos(app: str) -> list[Example]:
+    """The demonstration pool of an app (every API function appears in at least one)."""
+    return load_split(app, "demo")
+
+
+def load_tests(app: str) -> list[Example]:
+    """The test goals of an app with their label programs."""
+    return load_split(app, "test")
+
+
+if __name__ == "__main__":
+    for p in write_all():
+        print(p)

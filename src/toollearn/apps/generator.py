@@ -1,0 +1,162 @@
+"""The action generator of SambaNova ToolBench: goal -> program.
+
+Prompt = [system prompt] + the API docs retrieved for the goal (BM25 over the app's functions)
++ k demonstrations retrieved for the goal (BM25 over the demo pool) + "Task: <goal>\nAction:\n",
+laid out like ToolBench's `RagGenerator`. With `constrained=True` the engine decodes under the
+app's program grammar (`toollearn.apps.grammar`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from toollearn.apps.base import App
+from toollearn.core.types import Example, Message, Tool
+from toollearn.engines.base import Completion, Engine
+
+SYSTEM_PROMPT = (
+    "You are an action generator that controls a software tool through its Python API. "
+    "Given a task, write the API calls that accomplish it.\n"
+    "Rules:\n"
+    "- Reply with code only: one call per line, written as API.function(arguments).\n"
+    "- Use only the API functions listed below, in the order the tool requires.\n"
+    "- Take every argument value from the task.\n"
+    "- No explanations, no comments, no Markdown, no text before or after the code."
+)
+SEPARATOR = "-------------"
+STOP = ("------", "Task:")
+
+
+@dataclass(frozen=True)
+class GeneratorConfig:
+    """One setting of the action generator (the rows of the results table)."""
+
+    system_prompt: bool = False
+    k_demos: int = 0
+    k_apis: int | None = None  # None: all functions (ToolBench shows all); k: BM25 top k
+    constrained: bool = False
+    chat: bool = False  # send as chat messages (system + user) instead of raw text
+    max_tokens: int = 200
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+CONFIGS: dict[str, GeneratorConfig] = {
+    "zero-shot": GeneratorConfig(),
+    "system": GeneratorConfig(system_prompt=True),
+    "demos": GeneratorConfig(k_demos=3),
+    "system+demos": GeneratorConfig(system_prompt=True, k_demos=3),
+    "constrained": GeneratorConfig(system_prompt=True, k_demos=3, constrained=True),
+}
+
+
+def render_demo(example: Example) -> str:
+    """A demonstration as ToolBench writes it: the task, then its action."""
+    return f"Task: {example.query}\nAction:\n{example.metadata['program']}\n"
+
+
+@dataclass(frozen=True)
+class Generation:
+    """One generated program with the prompt it came from and the demos shown."""
+
+    goal: str
+    prompt: str
+    text: str
+    demo_ids: tuple[str, ...]
+    api_names: tuple[str, ...]
+    completion: Completion
+
+
+class ActionGenerator:
+    """Builds retrieval-augmented prompts for an app and asks an engine for programs."""
+
+    def __init__(
+        self,
+        app: type[App],
+        engine: Engine,
+        demos: Sequence[Example] = (),
+        config: GeneratorConfig = GeneratorConfig(),
+    ):
+        from toollearn.retrieval import DemoRetriever, ToolRetriever
+
+        self.app, self.engine, self.config = app, engine, config
+        self.tools: list[Tool] = app.doc_tools()
+        self.tool_retriever = ToolRetriever(self.tools, method="bm25")
+        self.demo_retriever = DemoRetriever(list(demos), method="bm25") if demos else None
+        if config.k_demos and self.demo_retriever is None:
+            raise ValueError("k_demos > 0 needs a demonstration pool")
+        self.constraint = None
+        if config.constrained:
+            from toollearn.apps.grammar import program_constraint
+
+            self.constraint = program_constraint(app)
+
+    def retrieve_apis(self, goal: str) -> list[Tool]:
+        """The API docs to show: all of them in the app's order when `k_apis` is None (as
+        ToolBench shows all 15/20 functions; a fixed prefix also lets llama.cpp reuse its KV
+        cache across goals), else the BM25 top `k_apis` for the goal, best first."""
+        if self.config.k_apis is None or self.config.k_apis >= len(self.tools):
+            return list(self.tools)
+        return [h.item for h in self.tool_retriever.search(goal, self.config.k_apis)]
+
+    def retrieve_demos(self, goal: str) -> list[Example]:
+        """The k demonstrations with the most similar goals (BM25), best first."""
+        if not self.config.k_demos or self.demo_retriever is None:
+            return []
+        return [h.item for h in self.demo_retriever.search(goal, self.config.k_demos)]
+
+    def build(self, goal: str) -> tuple[str, list[Example], list[Tool]]:
+        """The prompt body (without the system prompt), the demos and the API docs it shows."""
+        apis, demos = self.retrieve_apis(goal), self.retrieve_demos(goal)
+        parts = [
+            "I have the following set of API:\n\n"
+            + "\n".join(t.metadata["doc"] for t in apis)
+            + "\n"
+            + SEPARATOR
+        ]
+        if demos:
+            shown = "\n".join(render_demo(d) for d in demos)
+            parts.append("I have the following set of examples:\n\n" + shown + SEPARATOR)
+        parts.append(f"Task: {goal}\nAction:\n")
+        return "\n".join(parts), demos, apis
+
+    def prompt(self, goal: str) -> tuple[str | list[Message], list[Example], list[Tool]]:
+        """The engine prompt: raw text, or chat messages when `config.chat`."""
+        body, demos, apis = self.build(goal)
+        if self.config.chat:
+            msgs = [Message("system", SYSTEM_PROMPT)] if self.config.system_prompt else []
+            return msgs + [Message("user", body)], demos, apis
+        text = f"{SYSTEM_PROMPT}\n\n{body}" if self.config.system_prompt else body
+        return text, demos, apis
+
+    def generate(self, goals: Sequence[str]) -> list[Generation]:
+        """One program per goal (greedy decoding, ToolBench's stop strings)."""
+        built = [self.prompt(g) for g in goals]
+        completions = self.engine.complete(
+            [p for p, _, _ in built],
+            max_tokens=self.config.max_tokens,
+            stop=STOP,
+            temperature=0.0,
+            constraint=self.constraint,
+        )
+        out = []
+        for goal, (prompt, demos, apis), comp in zip(goals, built, completions):
+            shown = (
+                prompt
+                if isinstance(prompt, str)
+                else "\n\n".join(f"[{m.role}]\n{m.content}" for m in prompt)
+            )
+            out.append(
+                Generation(
+                    goal,
+                    shown,
+                    comp.text.strip(),
+                    tuple(d.id for d in demos),
+                    tuple(t.name for t in apis),
+                    comp,
+                )
+            )
+        return out

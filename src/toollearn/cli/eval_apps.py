@@ -1,0 +1,92 @@
+"""`toollearn eval home-search|trip-booking|apps-table`: execution-judged app benchmarks."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+from toollearn.core.errors import ToollearnError
+
+APP_HELP = {
+    "home-search": "SambaNova Home Search (15 functions), judged by executing the program",
+    "trip-booking": "SambaNova Trip Booking (18 functions + Loc/Date), judged by execution",
+}
+
+
+def _common(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--engine", default="llama", help="engine spec (default: embedded llama)")
+    p.add_argument("--out", required=True, help="run directory (resumed if it exists)")
+    p.add_argument("--limit", type=int, default=None, help="first N test goals only")
+    p.add_argument("--batch-size", type=int, default=4)
+    p.add_argument("--threads", type=int, default=None, help="llama.cpp threads")
+
+
+def register_eval(eval_sub: Any) -> None:
+    """Add `toollearn eval home-search`, `trip-booking` and `apps-table`."""
+    from toollearn.apps.generator import CONFIGS
+
+    for app, help_text in APP_HELP.items():
+        p = eval_sub.add_parser(
+            app,
+            help=help_text,
+            description=f"{help_text}. Writes OUT/predictions.jsonl and OUT/scores.json; "
+            "with --all-configs, OUT/<config>/ for every configuration and OUT/table.md.",
+        )
+        p.add_argument("--config", choices=list(CONFIGS), default="system+demos")
+        p.add_argument("--all-configs", action="store_true", help="run every configuration")
+        _common(p)
+        p.set_defaults(func=run, app=app)
+    p = eval_sub.add_parser(
+        "apps-table",
+        help="both apps x every configuration -> the README results table",
+        description="Run Home Search and Trip Booking under every configuration into "
+        "OUT/<app>/<config>/ and write OUT/table.md (with the paper's Table 6 numbers).",
+    )
+    p.add_argument(
+        "--configs",
+        default=",".join(CONFIGS),
+        help=f"comma-separated subset of {','.join(CONFIGS)} (default: all)",
+    )
+    p.add_argument("--apps", default="home-search,trip-booking", help="comma-separated apps")
+    _common(p)
+    p.set_defaults(func=run_table_cmd)
+
+
+def _engine(args: argparse.Namespace):
+    from toollearn.engines import load_engine
+
+    options = (
+        {"n_threads": args.threads} if args.threads and args.engine.startswith("llama") else {}
+    )
+    return load_engine(args.engine, **options)
+
+
+def run(args: argparse.Namespace) -> int:
+    """One app: one configuration, or all of them with a table."""
+    from toollearn.evaluation.runners.apps import run_app, run_table
+
+    engine = _engine(args)
+    if args.all_configs:
+        print(
+            run_table(engine, args.out, (args.app,), limit=args.limit, batch_size=args.batch_size)
+        )
+        return 0
+    scores = run_app(args.app, args.config, engine, args.out, args.limit, args.batch_size)
+    print(json.dumps(scores, indent=2))
+    return 0
+
+
+def run_table_cmd(args: argparse.Namespace) -> int:
+    """Both apps, every configuration, the Markdown table."""
+    from toollearn.apps.generator import CONFIGS
+    from toollearn.evaluation.runners.apps import run_table
+
+    configs = [c.strip() for c in args.configs.split(",") if c.strip()]
+    unknown = [c for c in configs if c not in CONFIGS]
+    if unknown:
+        raise ToollearnError(f"unknown config(s) {unknown}; use {', '.join(CONFIGS)}")
+    apps = tuple(a.strip() for a in args.apps.split(",") if a.strip())
+    table = run_table(_engine(args), args.out, apps, configs, args.limit, args.batch_size)
+    print(table)
+    return 0

@@ -1,0 +1,153 @@
+"""Action generator prompts, the program grammar and the eval runner (scripted engine)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from toollearn.apps import HomeSearchApp, TripBookingApp
+from toollearn.apps.datasets import load_demos, load_tests
+from toollearn.apps.generator import CONFIGS, SYSTEM_PROMPT, ActionGenerator
+from toollearn.apps.grammar import program_constraint, program_grammar
+from toollearn.engines import ScriptedEngine
+from toollearn.evaluation.runners.apps import results_table, run_app
+
+
+def _generator(config: str, engine=None, app=TripBookingApp, name="trip-booking"):
+    engine = engine or ScriptedEngine(lambda prompt: "API.search()")
+    return ActionGenerator(app, engine, load_demos(name), CONFIGS[config]), engine
+
+
+def test_zero_shot_prompt_has_every_api_doc_and_no_demos() -> None:
+    gen, _ = _generator("zero-shot")
+    goal = load_tests("trip-booking")[0].query
+    prompt, demos, apis = gen.prompt(goal)
+    assert isinstance(prompt, str) and demos == []
+    assert len(apis) == 20 and {t.name for t in apis} >= {"Loc", "Date", "search"}
+    assert "API.set_origin(value: Loc)" in prompt and "Date(month: int" in prompt
+    assert SYSTEM_PROMPT not in prompt
+    assert prompt.endswith(f"Task: {goal}\nAction:\n")
+
+
+def test_system_and_demos_prompt() -> None:
+    gen, _ = _generator("system+demos")
+    goal = load_tests("trip-booking")[3].query
+    prompt, demos, _ = gen.prompt(goal)
+    assert prompt.startswith(SYSTEM_PROMPT)
+    assert len(demos) == 3 and prompt.count("\nAction:\n") == 4
+    for d in demos:
+        assert d.metadata["program"] in prompt
+    # the demos are R's BM25 ranking over the demo pool, best first
+    from toollearn.retrieval import DemoRetriever
+
+    ranked = DemoRetriever(load_demos("trip-booking"), method="bm25").search(goal, 3)
+    assert [d.id for d in demos] == [h.item.id for h in ranked]
+
+
+def test_generate_passes_stop_strings_and_constraint() -> None:
+    engine = ScriptedEngine(lambda p: 'API.select_booking_type("hotels")\nAPI.search()\nTask: x')
+    gen, _ = _generator("constrained", engine)
+    out = gen.generate(["Find a hotel in Paris"])
+    assert out[0].text == 'API.select_booking_type("hotels")\nAPI.search()'
+    request = engine.requests[0]
+    assert "Task:" in request["stop"] and request["temperature"] == 0.0
+    assert request["constraint"].kind == "gbnf"
+    assert "root ::=" in request["constraint"].grammar
+
+
+def test_chat_mode_sends_messages() -> None:
+    from dataclasses import replace
+
+    engine = ScriptedEngine(lambda p: "API.search()")
+    gen = ActionGenerator(
+        HomeSearchApp,
+        engine,
+        load_demos("home-search"),
+        replace(CONFIGS["system+demos"], chat=True),
+    )
+    prompt, _, _ = gen.prompt("Rent a home in Boston")
+    assert [m.role for m in prompt] == ["system", "user"]
+
+
+def test_grammar_structure() -> None:
+    g = program_grammar(HomeSearchApp)
+    root = g.splitlines()[0]
+    assert root.startswith('root ::= call-set-location "\\n" call-set-buy-or-rent "\\n"')
+    assert root.endswith("call-search")
+    assert 'call-set-buy-or-rent ::= "API.set_buy_or_rent(" ("\\"buy\\"" | "\\"rent\\"") ")"' in g
+    assert 'call-set-origin ::= "API.set_origin(" aloc ")"' in program_grammar(TripBookingApp)
+    assert program_constraint(TripBookingApp).name == "trip-booking-program"
+
+
+def test_grammar_is_valid_gbnf() -> None:
+    llama_cpp = pytest.importorskip("llama_cpp")
+    for app in (HomeSearchApp, TripBookingApp):
+        llama_cpp.LlamaGrammar.from_string(program_grammar(app), verbose=False)
+
+
+def test_runner_scores_resumes_and_tables(tmp_path) -> None:
+    tests = load_tests("home-search")[:4]
+    labels = {t.query: t.metadata["program"] for t in tests}
+    answers = {tests[0].query: labels[tests[0].query], tests[1].query: "I think API.search()"}
+
+    def respond(prompt: str) -> str:
+        goal = prompt.rsplit("Task: ", 1)[1].split("\nAction:")[0]
+        wrong_city = labels[goal].replace('set_location("', 'set_location("Old ')
+        return answers.get(goal, wrong_city)
+
+    engine = ScriptedEngine(respond)
+    out = tmp_path / "run"
+    scores = run_app("home-search", "demos", engine, out, limit=4, batch_size=3)
+    assert scores["n"] == 4
+    assert scores["success_rate"] == 25.0
+    assert scores["executability_rate"] == 75.0
+    assert scores["errors"] == {"format": 1}
+    assert scores["api_complexity_vs_demos"] > 0
+    records = [json.loads(x) for x in (out / "predictions.jsonl").read_text().splitlines()]
+    assert [r["success"] for r in records] == [True, False, False, False]
+    assert json.loads((out / "scores.json").read_text())["scores"]["n"] == 4
+    before = len(engine.requests)
+    run_app("home-search", "demos", engine, out, limit=4)  # resumed: nothing left to do
+    assert len(engine.requests) == before
+    table = results_table({("home-search", "demos"): scores}, "scripted")
+    assert "| demos | scripted | 25.0 | 75.0 |" in table
+    assert "paper: GPT-4" in table and "7.3" in table
+
+
+@pytest.mark.model
+def test_embedded_model_constrained_programs_parse(tmp_path) -> None:
+    from toollearn.engines import load_engine
+
+    engine = load_engine("llama")
+    scores = run_app("home-search", "constrained", engine, tmp_path / "m", limit=2, batch_size=2)
+    records = [
+        json.loads(x) for x in (tmp_path / "m" / "predictions.jsonl").read_text().splitlines()
+    ]
+    assert scores["n"] == 2
+    for r in records:  # the grammar guarantees syntax and call order
+        assert r["error_kind"] != "format", r["prediction"]
+        assert r["prediction"].startswith("API.set_location(")
+        assert r["prediction"].endswith("API.search()")
+
+
+def test_k_apis_shows_the_bm25_top_k() -> None:
+    from dataclasses import replace
+
+    cfg = replace(CONFIGS["zero-shot"], k_apis=5)
+    gen = ActionGenerator(TripBookingApp, ScriptedEngine([]), load_demos("trip-booking"), cfg)
+    _, _, apis = gen.prompt("How many hotel rooms: set the number of rooms")
+    assert len(apis) == 5 and apis[0].name == "set_num_rooms"
+    all_docs = ActionGenerator(TripBookingApp, ScriptedEngine([]), (), CONFIGS["zero-shot"])
+    assert [t.name for t in all_docs.retrieve_apis("x")] == TripBookingApp.vocabulary()
+
+
+@pytest.mark.model
+def test_embedded_model_constrained_trip_booking_parses(tmp_path) -> None:
+    from toollearn.engines import load_engine
+
+    engine = load_engine("llama")
+    run_app("trip-booking", "constrained", engine, tmp_path / "t", limit=1)
+    record = json.loads((tmp_path / "t" / "predictions.jsonl").read_text().splitlines()[0])
+    assert record["error_kind"] != "format", record["prediction"]
+    assert record["prediction"].startswith("API.select_booking_type(")
