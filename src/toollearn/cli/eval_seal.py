@@ -11,7 +11,7 @@ from typing import Any
 
 def register_eval(eval_sub: Any) -> None:
     """Add `toollearn eval seal-tools`."""
-    from toollearn.evaluation.runners.seal_tools import SPLIT_CHOICES
+    from toollearn.evaluation.runners.seal_tools import CANDIDATES, SPLIT_CHOICES
 
     p = eval_sub.add_parser(
         "seal-tools",
@@ -47,7 +47,21 @@ def register_eval(eval_sub: Any) -> None:
         "--data-root", default=None, help="folder holding seal-tools/ (default $TOOLLEARN_DATA)"
     )
     p.add_argument("--sample", action="store_true", help="use the bundled sample instead")
-    p.add_argument("--out", required=True, help="run directory (resumed if it exists)")
+    p.add_argument("--out", default=None, help="run directory (resumed if it exists)")
+    p.add_argument(
+        "--modes",
+        default=None,
+        help="comma list of free,constrained: generate every mode from one evaluation of each "
+        "prompt, writing OUT_ROOT/<mode> (each a normal, resumable run directory)",
+    )
+    p.add_argument("--out-root", default=None, help="parent of the per-mode run directories")
+    p.add_argument(
+        "--candidates",
+        choices=CANDIDATES,
+        default="paper",
+        help="paper = the dataset's 5-candidate prompts; bm25|hybrid = our retriever's top 5 "
+        "tools from the full 4,076-tool pool (gold tools it missed are recorded)",
+    )
     p.add_argument("--limit", type=int, default=None, help="first N examples only")
     p.add_argument("--max-tokens", type=int, default=320)
     p.add_argument("--stop", action="append", default=[], help="stop string (repeatable)")
@@ -55,58 +69,95 @@ def register_eval(eval_sub: Any) -> None:
         "--batch-size",
         type=int,
         default=None,
-        help="prompts per engine call (default: 1 for llama, which runs them one by one "
-        "anyway; 8 for hf/openai, which batch or run them concurrently)",
+        help="examples per engine call (default: 16 for llama, whose engine decodes "
+        "--n-seq sequences at a time; 8 for hf/openai)",
     )
     p.add_argument("--threads", type=int, default=None, help="llama.cpp threads")
+    p.add_argument(
+        "--n-seq",
+        type=int,
+        default=None,
+        help="llama.cpp sequences decoded together (default 16; 1 = one at a time)",
+    )
     p.add_argument("--seed", type=int, default=0)
     p.set_defaults(func=run)
 
 
 def engine_options(args: argparse.Namespace) -> dict[str, Any]:
-    """Engine keyword options from CLI flags (threads only matter to llama.cpp)."""
-    return {"n_threads": args.threads} if args.threads and args.engine.startswith("llama") else {}
+    """Engine keyword options from CLI flags (threads and n_seq only matter to llama.cpp)."""
+    if not args.engine.startswith("llama"):
+        return {}
+    opts: dict[str, Any] = {"n_seq": args.n_seq or 16}
+    if args.threads:
+        opts["n_threads"] = args.threads
+    return opts
+
+
+def run_dirs(args: argparse.Namespace) -> list[tuple[Path, bool]]:
+    """(run directory, constrained) for each mode to run."""
+    if args.modes is None:
+        if not args.out:
+            raise SystemExit("error: give --out DIR (or --modes ... --out-root DIR)")
+        return [(Path(args.out), args.constrained)]
+    modes = [m.strip() for m in args.modes.split(",") if m.strip()]
+    bad = [m for m in modes if m not in ("free", "constrained")]
+    if bad or not modes or len(set(modes)) != len(modes):
+        raise SystemExit(f"error: --modes takes free and/or constrained, got {args.modes!r}")
+    if not args.out_root:
+        raise SystemExit("error: --modes needs --out-root DIR")
+    return [(Path(args.out_root) / m, m == "constrained") for m in modes]
 
 
 def run(args: argparse.Namespace) -> int:
-    """Load data and engine, predict what is missing, score, print the table."""
+    """Load data and engine, predict what is missing, score, print the table(s)."""
     from toollearn.engines import load_engine
     from toollearn.evaluation.runners.base import RunWriter
     from toollearn.evaluation.runners.seal_tools import (
         SealRunOptions,
         load_prompts,
         options_config,
-        run_seal_tools,
+        retrieve_candidates,
+        run_seal_modes,
         score_records,
     )
 
+    dirs = run_dirs(args)
     examples = load_prompts(args.split, args.data_root, sample=args.sample)
     if args.limit is not None:
         examples = examples[: args.limit]
-    opts = SealRunOptions(
-        constrained=args.constrained,
-        allow_empty=args.allow_empty,
-        max_tokens=args.max_tokens,
-        stop=tuple(args.stop),
-        batch_size=args.batch_size or (1 if args.engine.startswith("llama") else 8),
-        seed=args.seed,
-    )
-    config = {
-        "benchmark": "seal-tools",
-        "split": args.split,
-        "sample": args.sample,
-        "limit": args.limit,
-        "engine": args.engine,
-        **options_config(opts),
-    }
-    writer = RunWriter(Path(args.out), config)
+    examples = retrieve_candidates(examples, args.candidates, args.data_root, sample=args.sample)
+    runs = []
+    for out, constrained in dirs:
+        opts = SealRunOptions(
+            constrained=constrained,
+            allow_empty=args.allow_empty,
+            max_tokens=args.max_tokens,
+            stop=tuple(args.stop),
+            batch_size=args.batch_size or (16 if args.engine.startswith("llama") else 8),
+            seed=args.seed,
+            candidates=args.candidates,
+        )
+        config = {
+            "benchmark": "seal-tools",
+            "split": args.split,
+            "sample": args.sample,
+            "limit": args.limit,
+            "engine": args.engine,
+            **options_config(opts),
+        }
+        runs.append((RunWriter(out, config), opts))
     engine = load_engine(args.engine, **engine_options(args))
     t0 = time.perf_counter()
-    records = run_seal_tools(engine, examples, writer, opts)
-    scores = score_records(records, examples)
-    path = writer.write_scores(scores, {"wall_seconds_predict": round(time.perf_counter() - t0, 1)})
-    print(summary_table(scores))
-    print(f"\nscores: {path}", file=sys.stderr)
+    all_records = run_seal_modes(engine, examples, runs)
+    wall = round(time.perf_counter() - t0, 1)
+    for (writer, _), records in zip(runs, all_records):
+        scores = score_records(records, examples)
+        extra = {"wall_seconds_predict": wall, "modes_together": len(runs)}
+        path = writer.write_scores(scores, extra)
+        if len(runs) > 1:
+            print(f"\n== {writer.out_dir} ==")
+        print(summary_table(scores))
+        print(f"\nscores: {path}", file=sys.stderr)
     return 0
 
 

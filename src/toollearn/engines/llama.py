@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from toollearn.core.errors import EngineError
 from toollearn.engines.base import Completion, Prompt, as_messages, is_chat
+from toollearn.engines.llama_batch import Request, sequential_requests
 
 if TYPE_CHECKING:
     from toollearn.decoding.constraint import Constraint
@@ -89,6 +90,9 @@ class LlamaEngine:
 
     fast_grammar: greedy constrained decoding checks the argmax against the grammar first
     (same output as masking the vocabulary, much less work); False uses the library's sampler.
+    n_seq: sequences decoded together when `complete` gets several prompts (llama_batch;
+    1 = one prompt at a time through the library, as before). seq_ctx: KV cells per sequence
+    of the batched context; longer requests run sequentially.
     """
 
     supports_constraints = True
@@ -101,12 +105,16 @@ class LlamaEngine:
         n_threads: int | None = None,
         n_batch: int = 512,
         fast_grammar: bool = True,
+        n_seq: int = 8,
+        seq_ctx: int = 2048,
     ):
         self.model_path = Path(model_path) if model_path else embedded_model_path()
         self.llm = load_llama(self.model_path, n_ctx=n_ctx, n_threads=n_threads, n_batch=n_batch)
         self.name = f"llama:{self.model_path.name}"
         self.fast_grammar = fast_grammar
+        self.n_seq, self.seq_ctx = max(1, n_seq), min(seq_ctx, n_ctx)
         self._formatter = None
+        self._batcher = None
 
     def render(self, prompt: Prompt) -> str:
         """The exact text the model sees: raw text as-is, messages via the chat template."""
@@ -155,11 +163,60 @@ class LlamaEngine:
         seed: int = 0,
         constraint: Constraint | None = None,
     ) -> list[Completion]:
-        """Generate one completion per prompt, in order (sequentially, sharing the KV prefix).
+        """Generate one completion per prompt, in order.
 
-        Greedy constrained decoding takes the fast path (argmax checked first); sampling with a
-        constraint uses llama-cpp-python's grammar sampler (the whole vocabulary masked).
+        Several prompts (and n_seq > 1) are decoded together (see `complete_requests`); one
+        prompt goes through the library: greedy constrained decoding takes the fast path
+        (argmax checked first); sampling with a constraint uses llama-cpp-python's grammar
+        sampler (the whole vocabulary masked).
         """
+        if len(prompts) > 1 and self.n_seq > 1:
+            reqs = [
+                Request(p, max_tokens, tuple(stop), constraint, temperature, seed) for p in prompts
+            ]
+            return self.complete_requests(reqs)
+        return self.complete_sequential(prompts, max_tokens, stop, temperature, seed, constraint)
+
+    def complete_requests(self, requests: Sequence[Request]) -> list[Completion]:
+        """Batched generation of requests that may each have their own constraint and budget.
+
+        Up to n_seq sequences advance one token per llama_decode; identical prompts are
+        evaluated once (KV copied). Requests longer than seq_ctx run sequentially.
+        """
+        from toollearn.engines.llama_batch import BatchDecoder, SeqRequest
+
+        if self.n_seq <= 1:
+            return sequential_requests(self, requests)
+        seqs: list[SeqRequest] = []
+        for r in requests:
+            toks = self.llm.tokenize(self.render(r.prompt).encode("utf-8"), special=True)
+            gbnf = self.gbnf(r.constraint) if r.constraint is not None else None
+            budget = r.max_tokens if r.max_tokens > 0 else self.seq_ctx - len(toks)  # as the lib
+            seqs.append(SeqRequest(tuple(toks), budget, tuple(r.stop), gbnf, r.temperature, r.seed))
+        fits = [i for i, s in enumerate(seqs) if len(s.tokens) + s.max_tokens <= self.seq_ctx]
+        out: list[Completion | None] = [None] * len(requests)
+        if fits:
+            if self._batcher is None or self._batcher.n_seq != self.n_seq:
+                if self._batcher is not None:
+                    self._batcher.close()
+                self._batcher = BatchDecoder(self.llm, self.n_seq, self.seq_ctx)
+            for i, c in zip(fits, self._batcher.run([seqs[i] for i in fits])):
+                out[i] = c
+        rest = [i for i in range(len(requests)) if out[i] is None]
+        for i, c in zip(rest, sequential_requests(self, [requests[i] for i in rest])):
+            out[i] = c
+        return out  # type: ignore[return-value]
+
+    def complete_sequential(
+        self,
+        prompts: Sequence[Prompt],
+        max_tokens: int = 256,
+        stop: Sequence[str] = (),
+        temperature: float = 0.0,
+        seed: int = 0,
+        constraint: Constraint | None = None,
+    ) -> list[Completion]:
+        """One prompt at a time through llama-cpp-python (reusing the KV prefix between them)."""
         gbnf = self.gbnf(constraint) if constraint is not None else None
         out = []
         for prompt in prompts:

@@ -5,6 +5,11 @@ message through the model's chat template; greedy decoding; optionally constrain
 candidates' call-list grammar. Predictions are appended as they finish (resumable) and scored
 with the official and strict scorers, overall and by easy / difficult / nested, plus the
 error analysis and a count of hallucinated (non-candidate) tool names under each parser.
+
+Several modes (free and constrained) can run together (`run_seal_modes`): each example's
+pending answers go to the engine in one batch, so a batching engine evaluates its prompt once.
+Candidates are the paper's 5 per prompt, or (`retrieve_candidates`) our retriever's top 5 from
+the full tool pool, with the gold tools it missed recorded in each prediction.
 """
 
 from __future__ import annotations
@@ -32,6 +37,7 @@ class SealRunOptions:
     stop: tuple[str, ...] = ()
     batch_size: int = 8
     seed: int = 0
+    candidates: str = "paper"  # or a retriever over the full pool: bm25 | hybrid
 
 
 def split_names(split: str) -> list[str]:
@@ -62,55 +68,100 @@ def example_prompt(ex: Example) -> list[Message]:
 def predict_batch(
     engine: Engine, examples: Sequence[Example], opts: SealRunOptions
 ) -> list[dict[str, Any]]:
-    """Run one batch; returns one prediction record per example (errors recorded, not raised).
+    """Run one batch; returns one prediction record per example (errors recorded, not raised)."""
+    return predict_jobs(engine, [(ex, opts) for ex in examples])
 
-    With a constraint, each example gets its own grammar (its own candidates), so the batch is
-    sent one prompt at a time; unconstrained examples go to the engine together.
+
+def predict_jobs(
+    engine: Engine, jobs: Sequence[tuple[Example, SealRunOptions]]
+) -> list[dict[str, Any]]:
+    """One record per (example, mode) job, generated together when the engine batches.
+
+    Each job's first attempt goes to the engine in one `complete_requests` call (identical
+    prompts, e.g. the free and constrained answers of one example, are evaluated once); then
+    constrained answers that ran out of tokens are retried in rounds (see `constraint_plan`).
     """
-    prompts = [example_prompt(ex) for ex in examples]
-    if opts.constrained:
-        results = [constrained_answer(engine, ex, p, opts) for ex, p in zip(examples, prompts)]
-    else:
-        kw = {"max_tokens": opts.max_tokens, "stop": opts.stop, "seed": opts.seed}
-        results = [(c, 0) for c in engine.complete(prompts, **kw)]
-    return [
-        {
-            "id": ex.id,
-            "split": ex.split,
-            "output": comp.text,
-            "finish_reason": comp.finish_reason,
-            "prompt_tokens": comp.prompt_tokens,
-            "completion_tokens": comp.completion_tokens,
-            "seconds": round(comp.seconds, 3),
-            "retries": retries,
-            "error": comp.error,
-        }
-        for ex, (comp, retries) in zip(examples, results)
-    ]
+    from toollearn.engines.llama_batch import complete_requests
+
+    prompts = [example_prompt(ex) for ex, _ in jobs]
+    attempts: list[list[Completion]] = [[] for _ in jobs]
+    todo = list(range(len(jobs)))
+    while todo:
+        reqs = [_request(jobs[i], prompts[i], attempts[i]) for i in todo]
+        for i, comp in zip(todo, complete_requests(engine, reqs)):
+            attempts[i].append(comp)
+        todo = [
+            i
+            for i in todo
+            if jobs[i][1].constrained
+            and attempts[i][-1].finish_reason == "length"
+            and not attempts[i][-1].error
+            and len(attempts[i]) < len(_PLANS)
+        ]
+    return [_record(ex, tries) for (ex, _), tries in zip(jobs, attempts)]
+
+
+def _request(job: tuple[Example, SealRunOptions], prompt: Any, tries: list[Completion]) -> Any:
+    from toollearn.engines.llama_batch import Request
+
+    ex, opts = job
+    c = constraint_plan(ex, opts, len(tries), tries[-1].text if tries else "")
+    return Request(prompt, opts.max_tokens, tuple(opts.stop), c, 0.0, opts.seed)
+
+
+def _record(ex: Example, tries: list[Completion]) -> dict[str, Any]:
+    comp = tries[-1]
+    record = {
+        "id": ex.id,
+        "split": ex.split,
+        "output": comp.text,
+        "finish_reason": comp.finish_reason,
+        "prompt_tokens": comp.prompt_tokens,
+        "completion_tokens": sum(c.completion_tokens for c in tries),
+        "seconds": round(sum(c.seconds for c in tries), 3),
+        "retries": len(tries) - 1,
+        "error": comp.error,
+    }
+    if "retrieval_missed" in ex.metadata:
+        record["retrieval_missed"] = list(ex.metadata["retrieval_missed"])
+    return record
 
 
 _FINISHED_CALL = re.compile(r'"responses": \[(?:"API_call_\d+",?)+\]\}')
+_PLANS = ((0, None), (None, 64), (1, 24))  # (max calls, max string length); 0 = MAX_CALLS
+
+
+def constraint_plan(ex: Example, opts: SealRunOptions, attempt: int, previous: str) -> Any:
+    """The constraint of a job's attempt (None when unconstrained).
+
+    A constrained answer that runs out of tokens (a model looping over calls or inside a
+    string) is generated again with the calls capped at those it had finished and strings
+    bounded, then with one call and short strings; greedy decoding makes the retry follow the
+    same path up to the cap, so every answer completes within the token budget.
+    """
+    from toollearn.decoding.seal_tools import MAX_CALLS, seal_calls_constraint
+
+    if not opts.constrained:
+        return None
+    max_calls, max_string = _PLANS[attempt]
+    if max_calls == 0:
+        max_calls = MAX_CALLS
+    elif max_calls is None:  # keep the calls the first attempt finished
+        max_calls = max(1, len(_FINISHED_CALL.findall(previous)))
+    return seal_calls_constraint(ex.tools, opts.allow_empty, max_calls, max_string)
 
 
 def constrained_answer(
     engine: Engine, ex: Example, prompt: list[Message], opts: SealRunOptions
 ) -> tuple[Completion, int]:
-    """A constrained answer that always completes within the token budget.
+    """A constrained answer that always completes within the token budget (one example).
 
-    If the answer runs out of tokens (a model looping over calls or inside a string), it is
-    generated again with the calls capped at those it had finished and strings bounded, then
-    with one call and short strings; greedy decoding makes the retry follow the same path up
-    to the cap. Returns the completion (times and tokens summed) and the number of retries.
+    Returns the completion (times and tokens summed) and the number of retries.
     """
-    from toollearn.decoding.seal_tools import MAX_CALLS, seal_calls_constraint
-
-    plans = [(MAX_CALLS, None), (None, 64), (1, 24)]
     total_s, total_toks, comp, retries = 0.0, 0, None, -1
-    for max_calls, max_string in plans:
+    for attempt in range(len(_PLANS)):
         retries += 1
-        if max_calls is None:  # keep the calls the first attempt finished
-            max_calls = max(1, len(_FINISHED_CALL.findall(comp.text if comp else "")))
-        c = seal_calls_constraint(ex.tools, opts.allow_empty, max_calls, max_string)
+        c = constraint_plan(ex, opts, attempt, comp.text if comp else "")
         comp = engine.complete(
             [prompt], max_tokens=opts.max_tokens, stop=opts.stop, seed=opts.seed, constraint=c
         )[0]
@@ -130,28 +181,71 @@ def run_seal_tools(
     engine: Engine, examples: Sequence[Example], writer: Any, opts: SealRunOptions
 ) -> list[dict[str, Any]]:
     """Predict every example not yet in the writer's file; returns all records of these examples."""
+    return run_seal_modes(engine, examples, [(writer, opts)])[0]
+
+
+def run_seal_modes(
+    engine: Engine, examples: Sequence[Example], runs: Sequence[tuple[Any, SealRunOptions]]
+) -> list[list[dict[str, Any]]]:
+    """Several runs (e.g. free and constrained) over the same examples, each with its own
+    writer (resumable on its own); an example's pending modes are generated together so its
+    prompt is evaluated once. Returns each run's records of these examples."""
     from toollearn.evaluation.runners.base import progress
 
-    done = writer.done_ids()
-    todo = [ex for ex in examples if ex.id not in done]
+    done = [w.done_ids() for w, _ in runs]
+    todo = [ex for ex in examples if any(ex.id not in d for d in done)]
     bar = progress(range(len(todo)), total=len(todo), desc="seal-tools")
-    for batch in _batches(todo, max(1, opts.batch_size)):
-        records = predict_batch(engine, batch, opts)
+    size = max(1, max(o.batch_size for _, o in runs))
+    for batch in _batches(todo, size):
+        jobs = [(k, ex) for ex in batch for k in range(len(runs)) if ex.id not in done[k]]
+        records = predict_jobs(engine, [(ex, runs[k][1]) for k, ex in jobs])
         failed = [r for r in records if r["error"]]
-        for record in records:
+        for (k, _), record in zip(jobs, records):
             if not record["error"]:
-                writer.append(record)
-                next(bar, None)
+                runs[k][0].append(record)
+        for _ in batch:
+            next(bar, None)
         if failed:  # keep what finished; a rerun of the same command resumes
             raise EngineError(
                 f"{len(failed)} of {len(records)} prompts failed ({failed[0]['id']}: "
-                f"{failed[0]['error']}); finished predictions are saved in {writer.out_dir}, "
+                f"{failed[0]['error']}); finished predictions are saved, "
                 "rerun the same command to resume"
             )
     for _ in bar:  # close the bar
         pass
     wanted = {ex.id for ex in examples}
-    return [r for r in writer.records() if r["id"] in wanted]
+    return [[r for r in w.records() if r["id"] in wanted] for w, _ in runs]
+
+
+CANDIDATES = ("paper", "bm25", "hybrid")
+
+
+def retrieve_candidates(
+    examples: Sequence[Example], method: str, root: Any = None, k: int = 5, sample: bool = False
+) -> list[Example]:
+    """The "our-retriever" protocol: each query's top-k tools from the full Seal-Tools pool
+    replace the paper's candidates (and its prompt); metadata["retrieval_missed"] lists the
+    gold tools retrieval did not return (the error analysis counts them as retriever misses)."""
+    from toollearn.data.registry import load_tool_pool
+    from toollearn.formats.answers.seal_tools import render_prompt
+    from toollearn.retrieval import ToolRetriever
+
+    if method == "paper":
+        return list(examples)
+    if method not in CANDIDATES:
+        raise ValueError(f"unknown candidates {method!r}; use one of {CANDIDATES}")
+    pool = load_tool_pool("sample/seal-tools" if sample else "seal-tools", root)
+    retriever = ToolRetriever(pool, method)
+    hits = retriever.search_batch([ex.query for ex in examples], k)
+    out = []
+    for ex, found in zip(examples, hits):
+        tools = tuple(h.item for h in found)
+        names = {t.name for t in tools}
+        missed = sorted({c.name for c in ex.calls} - names)
+        meta = {**ex.metadata, "prompt": render_prompt(ex.query, tools)}
+        meta["retrieval_missed"] = missed
+        out.append(replace(ex, tools=tools, metadata=meta))
+    return out
 
 
 def official_gold(ex: Example) -> Any:
@@ -229,4 +323,6 @@ def options_config(opts: SealRunOptions) -> dict[str, Any]:
     d = asdict(opts)
     d["stop"] = list(opts.stop)
     del d["batch_size"]  # a throughput knob: a resumed run may change it
+    if d["candidates"] == "paper":  # the default protocol: configs stay as before
+        del d["candidates"]
     return d

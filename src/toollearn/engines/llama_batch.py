@@ -1,0 +1,337 @@
+"""Multi-sequence batched decoding on llama.cpp: N sequences advance one token per decode call.
+
+A second llama.cpp context over the same model holds up to `n_seq` sequences, each in its own
+KV stream (kv_unified off, so a sequence attends only to its own cells). Requests are admitted
+into free slots as others finish (continuous batching): a new prompt is prefilled in chunks of
+n_batch tokens (as the sequential path does), then every live sequence feeds its last token in
+one shared `llama_decode` call and reads its own logits row. Requests with the same prompt
+tokens (e.g. the free and the constrained answer of one example) are prefilled once and the KV
+cache is copied to the other slots (`llama_memory_seq_cp`). Greedy picks the argmax; grammar
+requests use the same argmax-first check as `llama_grammar` (mask the vocabulary only when the
+grammar rejects the argmax), each sequence with its own grammar; temperature > 0 samples from
+the (masked) softmax with a per-request seeded generator.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from toollearn.core.errors import EngineError
+from toollearn.engines.base import Completion, Engine, Prompt, cut_at_stop
+
+if TYPE_CHECKING:
+    from toollearn.decoding.constraint import Constraint
+
+
+@dataclass(frozen=True)
+class Request:
+    """One prompt with its own generation settings (an engine-neutral batch item)."""
+
+    prompt: Prompt
+    max_tokens: int = 256
+    stop: tuple[str, ...] = ()
+    constraint: Constraint | None = None
+    temperature: float = 0.0
+    seed: int = 0
+
+
+def sequential_requests(engine: Engine, requests: Sequence[Request]) -> list[Completion]:
+    """Requests through `engine.complete`, those with the same settings in one call (so engines
+    that batch or run prompts concurrently still can); results in request order."""
+    groups: dict[tuple, list[int]] = {}
+    for i, r in enumerate(requests):
+        key = (r.max_tokens, tuple(r.stop), r.constraint, r.temperature, r.seed)
+        groups.setdefault(key, []).append(i)
+    out: list[Completion | None] = [None] * len(requests)
+    seq = getattr(engine, "complete_sequential", None)  # the llama engine without its batching
+    for (max_tokens, stop, constraint, temperature, seed), idx in groups.items():
+        prompts = [requests[i].prompt for i in idx]
+        if seq is not None:
+            comps = seq(prompts, max_tokens, stop, temperature, seed, constraint)
+        else:
+            comps = engine.complete(
+                prompts,
+                max_tokens=max_tokens,
+                stop=stop,
+                temperature=temperature,
+                seed=seed,
+                constraint=constraint,
+            )
+        for i, c in zip(idx, comps):
+            out[i] = c
+    return out  # type: ignore[return-value]
+
+
+def complete_requests(engine: Engine, requests: Sequence[Request]) -> list[Completion]:
+    """Batched when the engine can (`engine.complete_requests`), else one by one."""
+    fn = getattr(engine, "complete_requests", None)
+    return fn(requests) if fn is not None else sequential_requests(engine, requests)
+
+
+@dataclass(frozen=True)
+class SeqRequest:
+    """One generation: prompt tokens, budget, stop strings, optional GBNF, sampling."""
+
+    tokens: tuple[int, ...]
+    max_tokens: int = 256
+    stop: tuple[str, ...] = ()
+    gbnf: str | None = None
+    temperature: float = 0.0
+    seed: int = 0
+
+
+@dataclass
+class _Live:
+    """A sequence being generated in a slot."""
+
+    index: int
+    req: SeqRequest
+    slot: int
+    pos: int
+    matcher: Any = None
+    rng: Any = None
+    out: list[int] = field(default_factory=list)
+    pieces: bytearray = field(default_factory=bytearray)
+    seconds: float = 0.0
+    last: int = -1
+
+
+class BatchDecoder:
+    """A multi-sequence llama.cpp context on an already loaded `llama_cpp.Llama`."""
+
+    def __init__(
+        self, llm: Any, n_seq: int = 8, n_ctx_seq: int | None = None, n_cache: int | None = None
+    ):
+        import llama_cpp
+
+        self._lib, self.llm, self.n_seq = llama_cpp, llm, max(1, n_seq)
+        self.n_ctx_seq = n_ctx_seq or llm.n_ctx()
+        self.n_batch = llm.n_batch
+        params = llama_cpp.llama_context_params()
+        ctypes.pointer(params)[0] = llm.context_params  # copy: same attention/KV types
+        # after the n_seq slots: n_cache sequences holding recent prompts (prefix reuse)
+        self.n_cache = max(1, n_seq if n_cache is None else n_cache)
+        params.n_ctx = self.n_ctx_seq * (self.n_seq + self.n_cache)
+        params.n_seq_max = self.n_seq + self.n_cache
+        params.kv_unified = False
+        params.n_batch = params.n_ubatch = max(self.n_batch, self.n_seq)
+        self.ctx = llama_cpp.llama_init_from_model(llm._model.model, params)
+        if not self.ctx:
+            raise EngineError(f"llama.cpp could not create a {self.n_seq}-sequence context")
+        self.mem = llama_cpp.llama_get_memory(self.ctx)
+        self.vocab = llm._model.vocab
+        self.n_vocab = llm.n_vocab()
+        self._batch = llama_cpp.llama_batch_init(params.n_batch, 0, 1)
+        self._held: dict[int, tuple[int, ...]] = {}  # cache sequence -> its prompt, LRU first
+
+    def close(self) -> None:
+        if getattr(self, "ctx", None):
+            self._lib.llama_batch_free(self._batch)
+            self._lib.llama_free(self.ctx)
+            self.ctx = None
+
+    def __del__(self) -> None:
+        self.close()
+
+    # -- low level -------------------------------------------------------------------------
+
+    def _decode(self, items: Sequence[tuple[int, int, int, bool]]) -> None:
+        """One llama_decode over (token, pos, seq, wants_logits) items."""
+        b = self._batch
+        for i, (tok, pos, seq, want) in enumerate(items):
+            b.token[i], b.pos[i], b.n_seq_id[i], b.logits[i] = tok, pos, 1, want
+            b.seq_id[i][0] = seq
+        b.n_tokens = len(items)
+        rc = self._lib.llama_decode(self.ctx, b)
+        if rc != 0:
+            raise EngineError(f"llama_decode failed with code {rc} (KV cache full?)")
+
+    def _logits(self, i: int) -> Any:
+        import numpy as np
+
+        ptr = self._lib.llama_get_logits_ith(self.ctx, i)
+        return np.ctypeslib.as_array(ptr, shape=(self.n_vocab,))
+
+    def _prefill(self, tokens: Sequence[int], slot: int) -> Any:
+        """Evaluate a prompt into a slot in n_batch chunks; returns its last logits (a copy).
+
+        The longest prefix shared with a recently evaluated prompt (held in the cache
+        sequences) is copied instead of evaluated, as the sequential path reuses its previous
+        prompt; a retried prompt is copied whole. Copies between KV streams are whole-stream,
+        so copy, then cut at the prefix. The prompt then goes into the cache (LRU).
+        """
+        lib, mem = self._lib, self.mem
+        lib.llama_memory_seq_rm(mem, slot, -1, -1)
+        src, keep = max(
+            ((c, _common_prefix(t, tokens)) for c, t in self._held.items()),
+            key=lambda x: x[1],
+            default=(-1, 0),
+        )
+        keep = min(keep, len(tokens) - 1)  # always evaluate the last token (its logits)
+        if keep > 0:
+            lib.llama_memory_seq_cp(mem, src, slot, -1, -1)
+            lib.llama_memory_seq_rm(mem, slot, keep, -1)
+        for start in range(keep, len(tokens), self.n_batch):
+            chunk = tokens[start : start + self.n_batch]
+            last = start + len(chunk) == len(tokens)
+            self._decode(
+                [(t, start + j, slot, last and j == len(chunk) - 1) for j, t in enumerate(chunk)]
+            )
+        logits = self._logits(-1).copy()
+        self._remember(tuple(tokens), slot, src if keep == len(tokens) - 1 else -1)
+        return logits
+
+    def _remember(self, tokens: tuple[int, ...], slot: int, same: int) -> None:
+        """Keep this prompt's KV in a cache sequence (most recent last; `same` already has it)."""
+        lib, mem = self._lib, self.mem
+        if same >= 0 and self._held.get(same) == tokens:
+            self._held[same] = self._held.pop(same)  # refresh its LRU place
+            return
+        free = [c for c in range(self.n_seq, self.n_seq + self.n_cache) if c not in self._held]
+        cache = free[0] if free else next(iter(self._held))
+        self._held.pop(cache, None)
+        lib.llama_memory_seq_rm(mem, cache, -1, -1)
+        lib.llama_memory_seq_cp(mem, slot, cache, -1, -1)
+        self._held[cache] = tokens
+
+    # -- sampling --------------------------------------------------------------------------
+
+    def _pick(self, live: _Live, logits: Any) -> int:
+        """The next token of one sequence: greedy (argmax-first grammar check) or sampled."""
+        import numpy as np
+
+        m = live.matcher
+        if live.req.temperature <= 0:
+            tok = int(logits.argmax())
+            if m is None or m.allows(tok):
+                return tok
+            return int(m.mask(logits).argmax())
+        if m is not None:
+            logits = m.mask(logits)
+        z = (logits.astype(np.float64) - float(np.max(logits))) / live.req.temperature
+        p = np.exp(z)
+        p /= p.sum()
+        return int(live.rng.choice(len(p), p=p))
+
+    def _advance(self, live: _Live, tok: int) -> str | None:
+        """Record a chosen token; returns the finish reason when the sequence is done."""
+        if self._lib.llama_vocab_is_eog(self.vocab, tok):
+            return "stop"
+        if live.matcher is not None:
+            live.matcher.accept(tok)
+        live.out.append(tok)
+        live.last = tok
+        if live.req.stop:
+            live.pieces += self.llm.detokenize([tok])
+            if cut_at_stop(live.pieces.decode("utf-8", errors="ignore"), live.req.stop)[1]:
+                return "stop"
+        if len(live.out) >= live.req.max_tokens:
+            return "length"
+        return None
+
+    def _finish(self, live: _Live, reason: str) -> Completion:
+        if live.matcher is not None:
+            live.matcher.close()
+        text = self.llm.detokenize(live.out).decode("utf-8", errors="ignore")
+        text, _ = cut_at_stop(text, live.req.stop)
+        return Completion(text, reason, len(live.req.tokens), len(live.out), live.seconds)
+
+    # -- scheduling ------------------------------------------------------------------------
+
+    def _start(self, index: int, req: SeqRequest, slot: int) -> _Live:
+        import numpy as np
+
+        from toollearn.engines.llama_grammar import GrammarMatcher
+
+        if len(req.tokens) + req.max_tokens > self.n_ctx_seq:
+            raise EngineError(
+                f"prompt of {len(req.tokens)} tokens + {req.max_tokens} new exceeds the "
+                f"per-sequence context {self.n_ctx_seq}; pass a larger n_ctx"
+            )
+        matcher = GrammarMatcher(self.llm, req.gbnf) if req.gbnf else None
+        rng = np.random.default_rng(req.seed) if req.temperature > 0 else None
+        return _Live(index, req, slot, len(req.tokens), matcher, rng)
+
+    def run(self, requests: Sequence[SeqRequest]) -> list[Completion]:
+        """Generate every request, at most n_seq at a time; results in request order."""
+        results: list[Completion | None] = [None] * len(requests)
+        groups = _group_by_prompt(requests)
+        free = list(range(self.n_seq))
+        live: list[_Live] = []
+        pending: list[tuple[_Live, Any]] = []  # started, first token not yet picked
+        while groups or live or pending:
+            while groups and len(groups[0]) <= len(free):
+                pending += self._admit(groups.pop(0), requests, free)
+            for seq, logits in pending:
+                self._step_one(seq, logits, live, free, results)
+            pending = []
+            if live:
+                self._step_all(live, free, results)
+            elif groups:  # a group larger than n_seq: split it
+                head = groups.pop(0)
+                groups[:0] = [head[: self.n_seq], head[self.n_seq :]]
+        return results  # type: ignore[return-value]
+
+    def _admit(self, group: list[int], requests: Sequence[SeqRequest], free: list[int]):
+        """Prefill one prompt into a slot, copy its KV to the group's other slots."""
+        t0 = time.perf_counter()
+        slots = [free.pop(0) for _ in group]
+        logits = self._prefill(requests[group[0]].tokens, slots[0])
+        for s in slots[1:]:
+            self._lib.llama_memory_seq_rm(self.mem, s, -1, -1)
+            self._lib.llama_memory_seq_cp(self.mem, slots[0], s, -1, -1)
+        share = (time.perf_counter() - t0) / len(group)
+        out = []
+        for i, s in zip(group, slots):
+            seq = self._start(i, requests[i], s)
+            seq.seconds = share
+            out.append((seq, logits))
+        return out
+
+    def _step_one(self, seq: _Live, logits: Any, live: list, free: list, results: list) -> None:
+        reason = self._advance(seq, self._pick(seq, logits)) if seq.req.max_tokens > 0 else "length"
+        if reason:
+            results[seq.index] = self._finish(seq, reason)
+            free.append(seq.slot)
+        else:
+            live.append(seq)
+
+    def _step_all(self, live: list[_Live], free: list[int], results: list) -> None:
+        """Feed every live sequence's last token in one decode call, pick each next token."""
+        t0 = time.perf_counter()
+        self._decode([(s.last, s.pos, s.slot, True) for s in live])
+        done = []
+        for i, s in enumerate(live):
+            s.pos += 1
+            reason = self._advance(s, self._pick(s, self._logits(i)))
+            if reason:
+                done.append((s, reason))
+        share = (time.perf_counter() - t0) / len(live)
+        for s in live:
+            s.seconds += share
+        for s, reason in done:
+            live.remove(s)
+            results[s.index] = self._finish(s, reason)
+            free.append(s.slot)
+
+
+def _common_prefix(a: Sequence[int], b: Sequence[int]) -> int:
+    """Length of the common prefix of two token sequences."""
+    n = 0
+    for x, y in zip(a, b):
+        if x != y:
+            break
+        n += 1
+    return n
+
+
+def _group_by_prompt(requests: Sequence[SeqRequest]) -> list[list[int]]:
+    """Request indices grouped by identical prompt tokens, in first-seen order."""
+    groups: dict[tuple[int, ...], list[int]] = {}
+    for i, r in enumerate(requests):
+        groups.setdefault(tuple(r.tokens), []).append(i)
+    return list(groups.values())

@@ -1,0 +1,118 @@
+"""Batched requests, two-mode runs and retriever candidates in the Seal-Tools runner (no model)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from toollearn.engines import ScriptedEngine
+from toollearn.engines.llama_batch import (
+    Request,
+    SeqRequest,
+    _common_prefix,
+    _group_by_prompt,
+    complete_requests,
+)
+from toollearn.evaluation.runners.base import RunWriter
+from toollearn.evaluation.runners.seal_tools import (
+    SealRunOptions,
+    load_prompts,
+    options_config,
+    retrieve_candidates,
+    run_seal_modes,
+    run_seal_tools,
+)
+
+
+@pytest.fixture(scope="module")
+def examples():
+    return load_prompts("test_in_domain", sample=True)[:4]
+
+
+def _gold(examples):
+    answers = {ex.metadata["prompt"]: ex.metadata["target"] for ex in examples}
+    return lambda prompt: answers[prompt[0].content]
+
+
+def test_prompt_grouping_and_common_prefix():
+    reqs = [SeqRequest((1, 2, 3)), SeqRequest((1, 2)), SeqRequest((1, 2, 3), gbnf="root ::= x")]
+    assert _group_by_prompt(reqs) == [[0, 2], [1]]
+    assert _common_prefix((1, 2, 3), (1, 2, 4)) == 2 and _common_prefix((), (1,)) == 0
+
+
+def test_requests_with_the_same_settings_share_one_engine_call():
+    engine = ScriptedEngine(lambda p: f"<{p}>")
+    reqs = [Request("a", 5), Request("b", 7), Request("c", 5)]
+    out = complete_requests(engine, reqs)
+    assert [c.text for c in out] == ["<a>", "<b>", "<c>"]  # request order kept
+    assert [r["prompts"] for r in engine.requests] == [["a", "c"], ["b"]]
+    assert [r["max_tokens"] for r in engine.requests] == [5, 7]
+
+
+def test_two_modes_write_two_resumable_runs(tmp_path, examples):
+    engine = ScriptedEngine(_gold(examples))
+    free, cons = SealRunOptions(constrained=False), SealRunOptions(constrained=True)
+    wf, wc = RunWriter(tmp_path / "free", {"m": "f"}), RunWriter(tmp_path / "cons", {"m": "c"})
+    run_seal_tools(engine, examples[:1], wf, free)  # free already has the first example
+    n_before = len(engine.prompts)
+    rf, rc = run_seal_modes(engine, examples, [(wf, free), (wc, cons)])
+    assert [r["id"] for r in rf] == [r["id"] for r in rc] == [ex.id for ex in examples]
+    assert len(engine.prompts) - n_before == 3 + 4  # only what was missing
+    assert all(r["retries"] == 0 and r["output"] for r in rf + rc)
+    assert json.loads((tmp_path / "cons" / "config.json").read_text()) == {"m": "c"}
+
+
+def test_paper_candidates_keep_the_run_config_unchanged():
+    cfg = options_config(SealRunOptions())
+    assert "candidates" not in cfg and "batch_size" not in cfg
+    assert options_config(SealRunOptions(candidates="bm25"))["candidates"] == "bm25"
+
+
+def test_retriever_candidates_replace_prompt_and_record_misses(examples):
+    got = retrieve_candidates(examples, "bm25", sample=True)
+    for ex, new in zip(examples, got):
+        assert len(new.tools) == 5 and new.query == ex.query
+        assert all(t.name in new.metadata["prompt"] for t in new.tools)
+        gold = {c.name for c in ex.calls}
+        names = {t.name for t in new.tools}
+        assert new.metadata["retrieval_missed"] == sorted(gold - names)
+    assert retrieve_candidates(examples, "paper") == list(examples)
+    with pytest.raises(ValueError):
+        retrieve_candidates(examples, "oracle")
+
+
+def test_cli_modes_make_one_run_directory_per_mode(tmp_path):
+    import argparse
+
+    from toollearn.cli.eval_seal import engine_options, run_dirs
+
+    args = argparse.Namespace(
+        modes="free,constrained", out_root=str(tmp_path), out=None, constrained=True
+    )
+    assert run_dirs(args) == [(tmp_path / "free", False), (tmp_path / "constrained", True)]
+    args = argparse.Namespace(modes=None, out=str(tmp_path), constrained=False)
+    assert run_dirs(args) == [(tmp_path, False)]
+    with pytest.raises(SystemExit):
+        run_dirs(argparse.Namespace(modes="free,oops", out_root=str(tmp_path), out=None))
+    ns = argparse.Namespace(engine="llama", n_seq=None, threads=2)
+    assert engine_options(ns) == {"n_seq": 16, "n_threads": 2}
+    assert engine_options(argparse.Namespace(engine="openai:http://x/v1", n_seq=4)) == {}
+
+
+def test_retrieved_runs_record_the_missed_gold_tools(tmp_path, shared_data):
+    from toollearn.evaluation.runners.seal_tools import score_records
+
+    examples = load_prompts("test_in_domain", shared_data)[::40]
+    retrieved = retrieve_candidates(examples, "bm25", shared_data)
+    engine = ScriptedEngine(lambda p: "[]")
+    opts = SealRunOptions(constrained=False, candidates="bm25")
+    records = run_seal_tools(engine, retrieved, RunWriter(tmp_path, {}), opts)
+    assert [r["retrieval_missed"] for r in records] == [
+        ex.metadata["retrieval_missed"] for ex in retrieved
+    ]
+    assert engine.prompts[0][0].content == retrieved[0].metadata["prompt"]
+    missed = sum(len(ex.metadata["retrieval_missed"]) for ex in retrieved)
+    assert missed > 0  # BM25 over 4,076 tools misses some gold tools
+    errors = score_records(records, retrieved)["errors"]
+    assert errors["tool_errors"].get("retriever_miss", 0) == missed
