@@ -1,4 +1,6 @@
 import json
+import subprocess
+import sys
 
 import pytest
 
@@ -37,3 +39,19 @@ def test_corrupt_middle_line_is_an_error(tmp_path):
 def test_metadata_has_provenance():
     meta = run_metadata({"k": 1})
     assert meta["config"] == {"k": 1} and "python" in meta and "versions" in meta
+
+
+def test_a_second_process_cannot_write_the_same_run(tmp_path):
+    RunWriter(tmp_path, {"engine": "a"})  # this process now holds the run directory
+    code = (
+        "import sys\n"
+        "from toollearn.core.errors import DataError\n"
+        "from toollearn.evaluation.runners.base import RunWriter\n"
+        "try:\n"
+        f"    RunWriter({str(tmp_path)!r}, {{'engine': 'a'}})\n"
+        "except DataError as exc:\n"
+        "    print(exc); sys.exit(3)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 3 and "another process" in done.stdout
+    RunWriter(tmp_path, {"engine": "a"}).append({"id": "x"})  # same process: shared lock

@@ -7,6 +7,7 @@ plus everything needed to reproduce them: config, git hash, package versions, se
 
 from __future__ import annotations
 
+import fcntl
 import json
 import platform
 import subprocess
@@ -15,11 +16,13 @@ import time
 from collections.abc import Iterable, Iterator
 from importlib import metadata
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import IO, Any, TypeVar
 
 from toollearn.core.errors import DataError
 
 T = TypeVar("T")
+
+_LOCKS: dict[str, IO[str]] = {}  # run directory -> this process's lock on it
 
 _PACKAGES = (
     "toollearn",
@@ -88,7 +91,9 @@ class RunWriter:
     """Appends one JSON record per finished example and writes the final scores.
 
     Records must carry an "id". Re-opening a directory with a different config raises, so a
-    resumed run never mixes predictions of two settings.
+    resumed run never mixes predictions of two settings, and a second process opening a
+    directory that another live process is writing raises too (an exclusive lock on
+    `.lock`, held until the process ends).
     """
 
     def __init__(self, out_dir: str | Path, config: dict[str, Any]):
@@ -97,9 +102,25 @@ class RunWriter:
         self.config = config
         self.predictions_path = self.out_dir / "predictions.jsonl"
         self._config_path = self.out_dir / "config.json"
+        self._acquire_lock()
         self._check_config()
         self._started = time.time()
         self._meta = run_metadata(config)
+
+    def _acquire_lock(self) -> IO[str]:
+        key = str(self.out_dir.resolve())
+        if key in _LOCKS:  # writers of one process share its lock
+            return _LOCKS[key]
+        handle = (self.out_dir / ".lock").open("w")
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            handle.close()
+            raise DataError(
+                f"{self.out_dir} is being written by another process; wait for it or stop it"
+            ) from None
+        _LOCKS[key] = handle
+        return handle
 
     def _check_config(self) -> None:
         wanted = json.loads(json.dumps(self.config))
