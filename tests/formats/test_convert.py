@@ -104,3 +104,39 @@ def test_cli_convert_to_stdout_and_error_exit(tmp_path, capsys):
     src.write_text('{"api_name": "a", "parameters": {}}\nnot json\n')
     assert main(["tools", "convert", "--from", "seal-tools", "--to", "openai", str(src)]) == 1
     assert f"{src}:2: invalid JSON" in capsys.readouterr().err
+
+
+def test_lossy_conversion_is_reported(capsys, tmp_path):
+    from toollearn.formats.convert import lost_fields
+
+    seal = {
+        "api_name": "getWeather",
+        "api_description": "Weather now",
+        "field": "Weather/Now",
+        "parameters": {"city": {"type": "str", "description": "a city"}},
+        "required": ["city"],
+        "responses": {"temp": {"type": "float", "description": "degrees C"}},
+    }
+    src = tmp_path / "tools.jsonl"
+    src.write_text(json.dumps(seal) + "\n")
+    tools = read_tools(src, "seal-tools")
+    assert lost_fields(tools, "openai") == {"responses": 1, "category": 1}
+    assert lost_fields(tools, "seal-tools") == {}
+    assert (
+        main(
+            [
+                "tools",
+                "convert",
+                "--from",
+                "seal-tools",
+                "--to",
+                "openai",
+                str(src),
+                "-o",
+                str(tmp_path / "out.json"),
+            ]
+        )
+        == 0
+    )
+    err = capsys.readouterr().err
+    assert "no place for 'responses': dropped from 1 tools" in err

@@ -29,10 +29,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _convert(args: argparse.Namespace) -> int:
-    from toollearn.formats.convert import read_tools, write_tools
+    from toollearn.formats.convert import lost_fields, read_tools, write_tools
 
     tools = read_tools(args.input, args.src)
     write_tools(tools, args.output, args.dst)
+    for name, count in lost_fields(tools, args.dst).items():
+        print(
+            f"warning: {args.dst} has no place for '{name}': dropped from {count} tools",
+            file=sys.stderr,
+        )
     if args.output != "-":
         print(f"wrote {len(tools)} tools ({args.dst}) to {args.output}", file=sys.stderr)
     return 0

@@ -125,3 +125,15 @@ def write_tools(tools: Sequence[Tool], path: str | Path, fmt: str) -> None:
     p = Path(path)
     p.parent.mkdir(parents=True, exist_ok=True)
     p.write_text(text, encoding="utf-8")
+
+
+def lost_fields(tools: Sequence[Tool], fmt: str) -> dict[str, int]:
+    """How many tools lose each field (description, responses, category) when written in
+    `fmt` and read back: what a conversion to a format without a slot for it drops."""
+    back = parse_tools(dump_tools(tools, fmt), fmt)
+    lost: dict[str, int] = {}
+    for before, after in zip(tools, back):
+        for name in ("description", "responses", "category"):
+            if getattr(before, name) and not getattr(after, name):
+                lost[name] = lost.get(name, 0) + 1
+    return lost
