@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from toollearn.agents.base import call_key
+from toollearn.agents.base import Recorder, call_key
 from toollearn.core.types import ErrorKind, Tool, ToolCall
 from toollearn.envs.environment import Environment
 from toollearn.envs.result import CallResult, failed
@@ -38,3 +38,20 @@ class ActionRunner:
         result = self.env.execute(call)
         self.seen[key] = result
         return result
+
+
+def start_episode(
+    env: Environment | None,
+    tools: Sequence[Tool] | None,
+    *,
+    seed: int,
+    query: str,
+    example_id: str,
+    chat: bool,
+) -> tuple[list[Tool], Recorder, ActionRunner]:
+    """Set up one looped episode: the tools shown (given, else the environment's), a reset
+    environment (simulated from the shown tools when none is given), a Recorder, a runner."""
+    shown = list(tools if tools is not None else (env.tools if env else []))
+    env = env or Environment.simulated(shown, seed=seed)
+    env.reset()
+    return shown, Recorder(query, example_id, chat), ActionRunner(env, shown)

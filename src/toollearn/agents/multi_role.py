@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from toollearn.agents.acting import ActionRunner
+from toollearn.agents.acting import ActionRunner, start_episode
 from toollearn.agents.base import Recorder, engine_label
 from toollearn.agents.constraints import action_constraint, choice_constraint
 from toollearn.core.errors import FormatError
@@ -98,10 +98,9 @@ class MultiRoleAgent:
         self, query: str, tools: Sequence[Tool] | None = None, *, example_id: str = ""
     ) -> Trace:
         """One episode; see the class docstring for how it can end."""
-        shown = list(tools if tools is not None else (self.env.tools if self.env else []))
-        env = self.env or Environment.simulated(shown, seed=self.seed)
-        env.reset()
-        rec, runner = Recorder(query, example_id, self.chat), ActionRunner(env, shown)
+        shown, rec, runner = start_episode(
+            self.env, tools, seed=self.seed, query=query, example_id=example_id, chat=self.chat
+        )
         history = [Message("user", query)]
         for _ in range(self.max_steps):
             ok_calls = sum(1 for r in runner.seen.values() if r.ok)

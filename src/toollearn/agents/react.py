@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from toollearn.agents.acting import ActionRunner
-from toollearn.agents.base import Recorder, engine_label
+from toollearn.agents.acting import start_episode
+from toollearn.agents.base import engine_label
 from toollearn.core.errors import FormatError
 from toollearn.core.types import ErrorKind, Message, Tool, ToolCall, Trace
 from toollearn.envs.environment import Environment
@@ -46,10 +46,9 @@ class ReActAgent:
         self, query: str, tools: Sequence[Tool] | None = None, *, example_id: str = ""
     ) -> Trace:
         """One episode of the single-LLM loop."""
-        shown = list(tools if tools is not None else (self.env.tools if self.env else []))
-        env = self.env or Environment.simulated(shown, seed=self.seed)
-        env.reset()
-        rec, runner = Recorder(query, example_id, self.chat), ActionRunner(env, shown)
+        shown, rec, runner = start_episode(
+            self.env, tools, seed=self.seed, query=query, example_id=example_id, chat=self.chat
+        )
         history, format_errors = [Message("user", query)], 0
         for _ in range(self.max_steps):
             text = rec.model(self.engine, umi.react_prompt(shown, history), role="agent",
