@@ -85,7 +85,8 @@ def test_retriever_candidates_replace_prompt_and_record_misses(examples):
 def test_cli_modes_make_one_run_directory_per_mode(tmp_path):
     import argparse
 
-    from toollearn.cli.eval_seal import engine_options, run_dirs
+    from toollearn.cli.common import engine_options
+    from toollearn.cli.eval_seal import run_dirs
 
     args = argparse.Namespace(
         modes="free,constrained", out_root=str(tmp_path), out=None, constrained=True
@@ -95,9 +96,9 @@ def test_cli_modes_make_one_run_directory_per_mode(tmp_path):
     assert run_dirs(args) == [(tmp_path, False)]
     with pytest.raises(SystemExit):
         run_dirs(argparse.Namespace(modes="free,oops", out_root=str(tmp_path), out=None))
-    ns = argparse.Namespace(engine="llama", n_seq=None, threads=2)
-    assert engine_options(ns) == {"n_seq": 16, "n_threads": 2}
-    assert engine_options(argparse.Namespace(engine="openai:http://x/v1", n_seq=4)) == {}
+    assert engine_options("llama", 2, n_seq=16) == {"n_seq": 16, "n_threads": 2}
+    assert engine_options("llama", None, n_seq=None) == {}
+    assert engine_options("openai:http://x/v1", 2, n_seq=4) == {}
 
 
 def test_retrieved_runs_record_the_missed_gold_tools(tmp_path, shared_data):

@@ -55,3 +55,63 @@ def test_a_second_process_cannot_write_the_same_run(tmp_path):
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert done.returncode == 3 and "another process" in done.stdout
     RunWriter(tmp_path, {"engine": "a"}).append({"id": "x"})  # same process: shared lock
+
+
+def test_records_are_stamped_and_timing_sums_sessions(tmp_path):
+    w = RunWriter(tmp_path, {})
+    w.append({"id": "a"})
+    rec = w.records()[0]
+    assert rec["session"] == w.session and rec["finished_at"] >= w._started
+    with w.predictions_path.open("a") as fh:  # a record from before stamps existed
+        fh.write('{"id": "old"}\n')
+    timing = w.timing()
+    assert timing["sessions"] == 1 and timing["untimed_records"] == 1
+    assert 0 <= timing["predict_seconds"] < 60
+
+
+def test_shards_partition_and_merge_back(tmp_path):
+    from toollearn.evaluation.runners.base import merge_runs, parse_shard, take_shard, with_shard
+
+    items = list(range(10))
+    shards = [take_shard(items, parse_shard(f"{k}/3")) for k in (1, 2, 3)]
+    assert shards[0] == [0, 3, 6, 9] and sorted(sum(shards, [])) == items
+    assert take_shard(items, None) == items
+    for bad in ("0/2", "3/2", "x", "1/2/3"):
+        with pytest.raises(DataError):
+            parse_shard(bad)
+    config = {"engine": "scripted"}
+    assert with_shard(config, None) == config
+    for k, part in enumerate(shards, 1):
+        w = RunWriter(tmp_path / f"s{k}", with_shard(config, (k, 3)))
+        for i in part:
+            w.append({"id": str(i), "output": i * i})
+    with pytest.raises(DataError, match="another config"):  # a shard is not the whole run
+        RunWriter(tmp_path / "s1", config)
+    counts = merge_runs(tmp_path / "all", [tmp_path / f"s{k}" for k in (1, 2, 3)])
+    assert counts == {"added": 10, "skipped_duplicates": 0, "total": 10}
+    merged = RunWriter(tmp_path / "all", config)  # the unsharded run resumes it
+    assert merged.done_ids() == {str(i) for i in items}
+    assert merged.timing()["sessions"] == 3
+    again = merge_runs(tmp_path / "all", [tmp_path / "s2"])
+    assert again == {"added": 0, "skipped_duplicates": 3, "total": 10}
+
+
+def test_merge_refuses_other_runs(tmp_path):
+    from toollearn.evaluation.runners.base import merge_runs
+
+    RunWriter(tmp_path / "a", {"engine": "x", "shard": "1/2"})
+    RunWriter(tmp_path / "b", {"engine": "y", "shard": "2/2"})
+    with pytest.raises(DataError, match="another run"):
+        merge_runs(tmp_path / "out", [tmp_path / "a", tmp_path / "b"])
+    with pytest.raises(DataError, match="not a run directory"):
+        merge_runs(tmp_path / "out", [tmp_path / "missing"])
+
+
+def test_runs_merge_cli(tmp_path, capsys):
+    from toollearn.cli.main import main
+
+    for k in (1, 2):
+        RunWriter(tmp_path / f"s{k}", {"shard": f"{k}/2"}).append({"id": str(k)})
+    assert main(["runs", "merge", "--out", str(tmp_path / "all"), str(tmp_path / "s1"),
+                 str(tmp_path / "s2")]) == 0  # fmt: skip
+    assert json.loads(capsys.readouterr().out)["total"] == 2

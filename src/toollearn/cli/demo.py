@@ -8,6 +8,8 @@ import sys
 import time
 from typing import Any
 
+from toollearn.cli.common import add_engine_args, load_engine_from_args
+
 
 def register(subparsers: Any) -> None:
     """Add `toollearn demo` and `toollearn call`."""
@@ -19,8 +21,7 @@ def register(subparsers: Any) -> None:
         "each query, the predicted calls and the official and strict scores.",
     )
     d.add_argument("-n", "--n", type=int, default=6, help="queries (default 6)")
-    d.add_argument("--engine", default="llama", help="engine spec (default: embedded llama)")
-    d.add_argument("--threads", type=int, default=None, help="llama.cpp threads")
+    add_engine_args(d)
     d.add_argument("--max-tokens", type=int, default=256)
     d.set_defaults(func=run_demo)
 
@@ -33,19 +34,11 @@ def register(subparsers: Any) -> None:
         help="tool file format (default openai; "
         "seal-tools, python, toolbench, tooldeer, toollearn, ...)",
     )
-    c.add_argument("--engine", default="llama")
-    c.add_argument("--threads", type=int, default=None)
+    add_engine_args(c)
     c.add_argument("--free", action="store_true", help="no constraint")
     c.add_argument("--allow-empty", action="store_true", help="admit [] (no call)")
     c.add_argument("--max-tokens", type=int, default=320)
     c.set_defaults(func=run_call)
-
-
-def _engine(args: argparse.Namespace):
-    from toollearn.engines import load_engine
-
-    opts = {"n_threads": args.threads} if args.threads and args.engine.startswith("llama") else {}
-    return load_engine(args.engine, **opts)
 
 
 def _spread(items: list, n: int) -> list:
@@ -61,7 +54,7 @@ def run_demo(args: argparse.Namespace) -> int:
     from toollearn.evaluation.runners.seal_tools import SealRunOptions, load_prompts, predict_batch
 
     examples = _spread(load_prompts("test_in_domain", sample=True), max(1, args.n))
-    engine = _engine(args)
+    engine = load_engine_from_args(args)
     print(f"engine {engine.name}; {len(examples)} Seal-Tools queries, 5 candidates each\n")
     outputs: dict[str, list[str]] = {"free": [], "constrained": []}
     t0 = time.perf_counter()
@@ -142,7 +135,7 @@ def run_call(args: argparse.Namespace) -> int:
         print("toollearn: error: no tools in " + args.tools, file=sys.stderr)
         return 1
     constraint = None if args.free else seal_calls_constraint(tools, args.allow_empty)
-    engine = _engine(args)
+    engine = load_engine_from_args(args)
     prompt = user(render_prompt(args.query, tools))
     out = engine.complete([prompt], max_tokens=args.max_tokens, constraint=constraint)[0]
     if out.error:

@@ -8,22 +8,13 @@ import time
 from pathlib import Path
 from typing import Any
 
-
-def _engine_flags(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--engine", default="llama", help="engine spec (default: embedded llama)")
-    p.add_argument("--threads", type=int, default=None, help="llama.cpp threads")
-    p.add_argument("--out", required=True, help="run directory (resumed if it exists)")
-    p.add_argument("--limit", type=int, default=None, help="first N examples only")
-    p.add_argument("--seed", type=int, default=0)
-
-
-def _load(spec: str, threads: int | None, cache: dict[str, Any]) -> Any:
-    from toollearn.engines import load_engine
-
-    if spec not in cache:
-        opts = {"n_threads": threads} if threads and spec.startswith("llama") else {}
-        cache[spec] = load_engine(spec, **opts)
-    return cache[spec]
+from toollearn.cli.common import (
+    add_data_args,
+    add_engine_args,
+    add_run_args,
+    load_engine_from_args,
+    load_engines,
+)
 
 
 def register_eval(eval_sub: Any) -> None:
@@ -52,9 +43,9 @@ def register_eval(eval_sub: Any) -> None:
     p.add_argument("--skip-search", action="store_true",
                    help="assume every query needs a tool (forced, recorded) to score "
                    "Decision-Call alone")  # fmt: skip
-    p.add_argument("--data-root", default=None, help="folder holding tooldeer/ ($TOOLLEARN_DATA)")
-    p.add_argument("--sample", action="store_true", help="use the bundled sample instead")
-    _engine_flags(p)
+    add_data_args(p, "tooldeer/")
+    add_engine_args(p)
+    add_run_args(p)
     p.set_defaults(func=run_deer_cli)
 
     s = eval_sub.add_parser(
@@ -72,7 +63,8 @@ def register_eval(eval_sub: Any) -> None:
     s.add_argument("--max-tokens", type=int, default=None,
                    help="one generation limit for every role (default: planner 128, caller 96, "
                    "summarizer 128, single 160)")  # fmt: skip
-    _engine_flags(s)
+    add_engine_args(s)
+    add_run_args(s)
     s.set_defaults(func=run_stepwise_cli)
 
 
@@ -81,17 +73,19 @@ def run_deer_cli(args: argparse.Namespace) -> int:
     from toollearn.agents.decision import DecisionAgent
     from toollearn.evaluation.report import format_table
     from toollearn.evaluation.runners import deer
-    from toollearn.evaluation.runners.base import RunWriter
+    from toollearn.evaluation.runners.base import RunWriter, parse_shard, take_shard, with_shard
 
     examples = deer.load_deer(args.split, args.data_root, sample=args.sample)
     if args.limit is not None:
         examples = examples[: args.limit]
+    shard = parse_shard(args.shard)
+    examples = take_shard(examples, shard)
     config = {"benchmark": "deer", "split": args.split, "sample": args.sample,
               "limit": args.limit, "engine": args.engine, "constrained": args.constrained,
               "seed": args.seed, "agent": "deer", "answer": False,
               "skip_search": args.skip_search}  # fmt: skip
-    writer = RunWriter(Path(args.out), config)
-    engine = _load(args.engine, args.threads, {})
+    writer = RunWriter(Path(args.out), with_shard(config, shard))
+    engine = load_engine_from_args(args)
     agent = DecisionAgent(engine, constrained=args.constrained, answer=False, seed=args.seed,
                           decide_search=not args.skip_search)  # fmt: skip
     t0 = time.perf_counter()
@@ -112,21 +106,22 @@ def run_stepwise_cli(args: argparse.Namespace) -> int:
     from toollearn.data.trajectories import read_trajectories
     from toollearn.evaluation.report import format_table
     from toollearn.evaluation.runners import stepwise
-    from toollearn.evaluation.runners.base import RunWriter
+    from toollearn.evaluation.runners.base import RunWriter, parse_shard, take_shard, with_shard
 
     file = Path(args.file) if args.file else DEMO_TRAJECTORIES
     trajectories = read_trajectories(file)
     cases, skipped = stepwise.step_cases(trajectories)
     if args.limit is not None:
         cases = cases[: args.limit]
+    shard = parse_shard(args.shard)
+    cases = take_shard(cases, shard)
     specs = {r: getattr(args, r) or args.engine for r in ("planner", "caller", "summarizer")}
     tokens = dict.fromkeys(stepwise.TOKENS, args.max_tokens) if args.max_tokens else {}
     config = {"benchmark": "stepwise", "file": str(file), "mode": args.mode,
               "limit": args.limit, "engines": specs, "seed": args.seed,
               "max_tokens": {**stepwise.TOKENS, **tokens}}  # fmt: skip
-    writer = RunWriter(Path(args.out), config)
-    cache: dict[str, Any] = {}
-    roles = {r: _load(spec, args.threads, cache) for r, spec in specs.items()}
+    writer = RunWriter(Path(args.out), with_shard(config, shard))
+    roles = load_engines(specs, args.threads)
     t0 = time.perf_counter()
     records = stepwise.run_stepwise(cases, roles, args.mode, writer, tokens)
     scores = stepwise.score_records(records)

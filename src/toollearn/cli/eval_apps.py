@@ -6,6 +6,7 @@ import argparse
 import json
 from typing import Any
 
+from toollearn.cli.common import add_engine_args, load_engine_from_args
 from toollearn.core.errors import ToollearnError
 
 APP_HELP = {
@@ -15,11 +16,10 @@ APP_HELP = {
 
 
 def _common(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--engine", default="llama", help="engine spec (default: embedded llama)")
+    add_engine_args(p)
     p.add_argument("--out", required=True, help="run directory (resumed if it exists)")
     p.add_argument("--limit", type=int, default=None, help="first N test goals only")
     p.add_argument("--batch-size", type=int, default=4)
-    p.add_argument("--threads", type=int, default=None, help="llama.cpp threads")
 
 
 def register_eval(eval_sub: Any) -> None:
@@ -53,20 +53,11 @@ def register_eval(eval_sub: Any) -> None:
     p.set_defaults(func=run_table_cmd)
 
 
-def _engine(args: argparse.Namespace):
-    from toollearn.engines import load_engine
-
-    options = (
-        {"n_threads": args.threads} if args.threads and args.engine.startswith("llama") else {}
-    )
-    return load_engine(args.engine, **options)
-
-
 def run(args: argparse.Namespace) -> int:
     """One app: one configuration, or all of them with a table."""
     from toollearn.evaluation.runners.apps import run_app, run_table
 
-    engine = _engine(args)
+    engine = load_engine_from_args(args)
     if args.all_configs:
         print(
             run_table(engine, args.out, (args.app,), limit=args.limit, batch_size=args.batch_size)
@@ -87,6 +78,8 @@ def run_table_cmd(args: argparse.Namespace) -> int:
     if unknown:
         raise ToollearnError(f"unknown config(s) {unknown}; use {', '.join(CONFIGS)}")
     apps = tuple(a.strip() for a in args.apps.split(",") if a.strip())
-    table = run_table(_engine(args), args.out, apps, configs, args.limit, args.batch_size)
+    table = run_table(
+        load_engine_from_args(args), args.out, apps, configs, args.limit, args.batch_size
+    )
     print(table)
     return 0

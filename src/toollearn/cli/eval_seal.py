@@ -8,6 +8,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from toollearn.cli.common import add_data_args, add_engine_args, add_run_args, engine_options
+
 
 def register_eval(eval_sub: Any) -> None:
     """Add `toollearn eval seal-tools`."""
@@ -25,7 +27,6 @@ def register_eval(eval_sub: Any) -> None:
         default="test_in_domain",
         help="all = test_in_domain + test_out_domain (1,354 queries)",
     )
-    p.add_argument("--engine", default="llama", help="engine spec (default: embedded llama)")
     mode = p.add_mutually_exclusive_group()
     mode.add_argument(
         "--constrained",
@@ -43,11 +44,9 @@ def register_eval(eval_sub: Any) -> None:
         help="let the constraint admit [] (no call); the official scorer counts "
         "[] as a format failure, and every Seal-Tools query needs calls",
     )
-    p.add_argument(
-        "--data-root", default=None, help="folder holding seal-tools/ (default $TOOLLEARN_DATA)"
-    )
-    p.add_argument("--sample", action="store_true", help="use the bundled sample instead")
-    p.add_argument("--out", default=None, help="run directory (resumed if it exists)")
+    add_data_args(p, "seal-tools/")
+    add_engine_args(p)
+    add_run_args(p, out_required=False)
     p.add_argument(
         "--modes",
         default=None,
@@ -62,7 +61,6 @@ def register_eval(eval_sub: Any) -> None:
         help="paper = the dataset's 5-candidate prompts; bm25|hybrid = our retriever's top 5 "
         "tools from the full 4,076-tool pool (gold tools it missed are recorded)",
     )
-    p.add_argument("--limit", type=int, default=None, help="first N examples only")
     p.add_argument("--max-tokens", type=int, default=320)
     p.add_argument("--stop", action="append", default=[], help="stop string (repeatable)")
     p.add_argument(
@@ -72,25 +70,13 @@ def register_eval(eval_sub: Any) -> None:
         help="examples per engine call (default: 16 for llama, whose engine decodes "
         "--n-seq sequences at a time; 8 for hf/openai)",
     )
-    p.add_argument("--threads", type=int, default=None, help="llama.cpp threads")
     p.add_argument(
         "--n-seq",
         type=int,
         default=None,
         help="llama.cpp sequences decoded together (default 16; 1 = one at a time)",
     )
-    p.add_argument("--seed", type=int, default=0)
     p.set_defaults(func=run)
-
-
-def engine_options(args: argparse.Namespace) -> dict[str, Any]:
-    """Engine keyword options from CLI flags (threads and n_seq only matter to llama.cpp)."""
-    if not args.engine.startswith("llama"):
-        return {}
-    opts: dict[str, Any] = {"n_seq": args.n_seq or 16}
-    if args.threads:
-        opts["n_threads"] = args.threads
-    return opts
 
 
 def run_dirs(args: argparse.Namespace) -> list[tuple[Path, bool]]:
@@ -111,7 +97,7 @@ def run_dirs(args: argparse.Namespace) -> list[tuple[Path, bool]]:
 def run(args: argparse.Namespace) -> int:
     """Load data and engine, predict what is missing, score, print the table(s)."""
     from toollearn.engines import load_engine
-    from toollearn.evaluation.runners.base import RunWriter
+    from toollearn.evaluation.runners.base import RunWriter, parse_shard, take_shard, with_shard
     from toollearn.evaluation.runners.seal_tools import (
         SealRunOptions,
         load_prompts,
@@ -125,6 +111,8 @@ def run(args: argparse.Namespace) -> int:
     examples = load_prompts(args.split, args.data_root, sample=args.sample)
     if args.limit is not None:
         examples = examples[: args.limit]
+    shard = parse_shard(args.shard)
+    examples = take_shard(examples, shard)
     examples = retrieve_candidates(examples, args.candidates, args.data_root, sample=args.sample)
     runs = []
     for out, constrained in dirs:
@@ -145,8 +133,9 @@ def run(args: argparse.Namespace) -> int:
             "engine": args.engine,
             **options_config(opts),
         }
-        runs.append((RunWriter(out, config), opts))
-    engine = load_engine(args.engine, **engine_options(args))
+        runs.append((RunWriter(out, with_shard(config, shard)), opts))
+    llama_opts = engine_options(args.engine, args.threads, n_seq=args.n_seq or 16)
+    engine = load_engine(args.engine, **llama_opts)
     t0 = time.perf_counter()
     all_records = run_seal_modes(engine, examples, runs)
     wall = round(time.perf_counter() - t0, 1)

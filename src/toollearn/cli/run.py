@@ -8,6 +8,8 @@ import json
 import sys
 from typing import Any
 
+from toollearn.cli.common import add_engine_args, load_engine_spec
+
 AGENT_NAMES = ("multi-role", "react", "deer", "multi-call")
 
 
@@ -23,7 +25,7 @@ def register(subparsers: Any) -> None:
     )
     p.add_argument("query")
     p.add_argument("--agent", choices=AGENT_NAMES, default="multi-role")
-    p.add_argument("--engine", default="llama", help="engine spec (default: embedded llama)")
+    add_engine_args(p)
     p.add_argument("--planner", default=None, help="multi-role: planner engine (default --engine)")
     p.add_argument("--caller", default=None, help="multi-role: caller engine (default --engine)")
     p.add_argument("--summarizer", default=None, help="multi-role: summarizer engine spec")
@@ -40,7 +42,6 @@ def register(subparsers: Any) -> None:
     p.add_argument("--constrain-plan", action="store_true", help="multi-role: grammar for Next:")
     p.add_argument("--max-steps", type=int, default=6)
     p.add_argument("--timeout", type=float, default=5.0, help="seconds per tool call")
-    p.add_argument("--threads", type=int, default=None, help="llama.cpp threads")
     p.add_argument("--json", action="store_true", help="print the Trace as JSON (with prompts)")
     p.set_defaults(func=run)
 
@@ -70,21 +71,19 @@ def build_env(args: argparse.Namespace) -> Any:
 def build_agent(args: argparse.Namespace, env: Any) -> Any:
     """The agent named by --agent over engines loaded from the specs."""
     from toollearn import agents
-    from toollearn.engines import load_engine
 
     cache: dict[str, Any] = {}
 
-    def engine(spec: str | None) -> Any:
-        spec = spec or args.engine
+    def engine(role: str | None) -> Any:  # loaded on first use, each distinct spec once
+        spec = (getattr(args, role) if role else None) or args.engine
         if spec not in cache:
-            opts = {"n_threads": args.threads} if args.threads and spec.startswith("llama") else {}
-            cache[spec] = load_engine(spec, **opts)
+            cache[spec] = load_engine_spec(spec, args.threads)
         return cache[spec]
 
     constrained = not args.free
     if args.agent == "multi-role":
         return agents.MultiRoleAgent(
-            engine(args.planner), engine(args.caller), engine(args.summarizer), env,
+            engine("planner"), engine("caller"), engine("summarizer"), env,
             max_steps=args.max_steps, constrained_caller=constrained,
             constrained_plan=args.constrain_plan,
         )  # fmt: skip

@@ -1,19 +1,27 @@
-"""What every benchmark runner shares: resumable prediction files, run metadata, progress.
+"""What every benchmark runner shares: resumable prediction files, run metadata, progress,
+shards.
 
 A run directory holds `predictions.jsonl` (one record per example, appended and flushed as
-each finishes, so an interrupted run resumes where it stopped) and `scores.json` (the scores
-plus everything needed to reproduce them: config, git hash, package versions, seed, timings).
+each finishes, so an interrupted run resumes where it stopped), `sessions.jsonl` (when each
+process writing it started: with the records' `finished_at` stamps it gives the time spent
+predicting across resumes) and `scores.json` (the scores plus everything needed to reproduce
+them: config, git hash, package versions, seed, timings).
+
+A long benchmark can be split into shards (`--shard K/N`: every N-th example from the K-th),
+each run by its own process or machine into its own directory, then joined by `merge_runs`.
 """
 
 from __future__ import annotations
 
 import fcntl
 import json
+import os
 import platform
 import subprocess
 import sys
 import time
-from collections.abc import Iterable, Iterator
+import uuid
+from collections.abc import Iterable, Iterator, Sequence
 from importlib import metadata
 from pathlib import Path
 from typing import IO, Any, TypeVar
@@ -96,15 +104,19 @@ class RunWriter:
     `.lock`, held until the process ends).
     """
 
-    def __init__(self, out_dir: str | Path, config: dict[str, Any]):
+    def __init__(self, out_dir: str | Path, config: dict[str, Any], log_session: bool = True):
         self.out_dir = Path(out_dir)
         self.out_dir.mkdir(parents=True, exist_ok=True)
         self.config = config
         self.predictions_path = self.out_dir / "predictions.jsonl"
+        self.sessions_path = self.out_dir / "sessions.jsonl"
         self._config_path = self.out_dir / "config.json"
         self._acquire_lock()
         self._check_config()
         self._started = time.time()
+        self.session = f"{int(self._started)}-{os.getpid()}-{uuid.uuid4().hex[:6]}"
+        if log_session:
+            _append_line(self.sessions_path, {"session": self.session, "started": self._started})
         self._meta = run_metadata(config)
 
     def _acquire_lock(self) -> IO[str]:
@@ -137,40 +149,37 @@ class RunWriter:
     def records(self) -> list[dict[str, Any]]:
         """All records written so far, in order. A torn last line (a killed run) is dropped
         and counted out loud; any other bad line is an error naming the line."""
-        if not self.predictions_path.exists():
-            return []
-        lines = self.predictions_path.read_text().splitlines()
-        out = []
-        for i, line in enumerate(lines, 1):
-            if not line.strip():
-                continue
-            try:
-                out.append(json.loads(line))
-            except json.JSONDecodeError as exc:
-                if i == len(lines):  # interrupted mid-write: that example reruns
-                    print(
-                        f"note: ignoring a torn last line in {self.predictions_path}",
-                        file=sys.stderr,
-                    )
-                    self._truncate_to(lines[: i - 1])
-                    break
-                raise DataError(f"bad JSON: {exc}", str(self.predictions_path), i) from exc
-        return out
-
-    def _truncate_to(self, lines: list[str]) -> None:
-        text = "".join(line + "\n" for line in lines)
-        self.predictions_path.write_text(text)
+        return read_records(self.predictions_path, repair=True)
 
     def done_ids(self) -> set[str]:
         """Ids already predicted (to skip when resuming)."""
         return {str(r["id"]) for r in self.records()}
 
     def append(self, record: dict[str, Any]) -> None:
+        """Write one finished record, stamped with this session and the time it finished."""
         if "id" not in record:
             raise ValueError("a prediction record needs an 'id'")
-        with self.predictions_path.open("a", encoding="utf-8") as fh:
-            fh.write(json.dumps(record, ensure_ascii=False) + "\n")
-            fh.flush()
+        stamp = {"session": self.session, "finished_at": round(time.time(), 3)}
+        _append_line(self.predictions_path, {**record, **stamp})
+
+    def timing(self) -> dict[str, Any]:
+        """Seconds spent predicting, summed over the sessions that wrote records: from each
+        session's start to its last record. Shards merged from parallel processes add up
+        (process-seconds). Records written before stamps existed are counted as untimed."""
+        starts = {s["session"]: s["started"] for s in read_records(self.sessions_path)}
+        last: dict[str, float] = {}
+        untimed = 0
+        for r in self.records():
+            sid, t = r.get("session"), r.get("finished_at")
+            if sid in starts and isinstance(t, (int, float)):
+                last[sid] = max(last.get(sid, t), t)
+            else:
+                untimed += 1
+        return {
+            "predict_seconds": round(sum(t - starts[s] for s, t in last.items()), 1),
+            "sessions": len(last),
+            "untimed_records": untimed,
+        }
 
     def write_scores(self, scores: dict[str, Any], extra: dict[str, Any] | None = None) -> Path:
         """Write scores.json: the scores, run metadata, wall time of this process, extras."""
@@ -179,8 +188,103 @@ class RunWriter:
             **self._meta,
             "wall_seconds_this_session": round(time.time() - self._started, 2),
             "n_records": len(self.records()),
+            "timing": self.timing(),
             **(extra or {}),
         }
         path = self.out_dir / "scores.json"
         path.write_text(json.dumps(payload, indent=2, ensure_ascii=False) + "\n")
         return path
+
+
+def _append_line(path: Path, obj: dict[str, Any]) -> None:
+    with path.open("a", encoding="utf-8") as fh:
+        fh.write(json.dumps(obj, ensure_ascii=False) + "\n")
+        fh.flush()
+
+
+def read_records(path: Path, repair: bool = False) -> list[dict[str, Any]]:
+    """The JSON lines of `path` ([] if it does not exist). A torn last line (a killed writer)
+    is skipped out loud, and cut from the file when `repair`; any other bad line raises a
+    DataError naming it."""
+    if not path.exists():
+        return []
+    lines = path.read_text(encoding="utf-8").splitlines()
+    out = []
+    for i, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            out.append(json.loads(line))
+        except json.JSONDecodeError as exc:
+            if i == len(lines):  # interrupted mid-write: that example reruns
+                print(f"note: ignoring a torn last line in {path}", file=sys.stderr)
+                if repair:
+                    path.write_text("".join(x + "\n" for x in lines[: i - 1]), encoding="utf-8")
+                break
+            raise DataError(f"bad JSON: {exc}", str(path), i) from exc
+    return out
+
+
+def parse_shard(text: str | None) -> tuple[int, int] | None:
+    """`"K/N"` (1 <= K <= N) to (K, N); None stays None."""
+    if text is None:
+        return None
+    try:
+        k, n = (int(x) for x in text.split("/"))
+    except ValueError:
+        raise DataError(f"a shard is K/N, like 1/4; got {text!r}") from None
+    if not 1 <= k <= n:
+        raise DataError(f"shard {text!r}: K must be between 1 and N")
+    return k, n
+
+
+def take_shard(items: Sequence[T], shard: tuple[int, int] | None) -> list[T]:
+    """Shard K of N: items K-1, K-1+N, K-1+2N, ... (interleaved, so shards get alike mixes)."""
+    if shard is None:
+        return list(items)
+    k, n = shard
+    return list(items[k - 1 :: n])
+
+
+def with_shard(config: dict[str, Any], shard: tuple[int, int] | None) -> dict[str, Any]:
+    """The run config, plus a `shard` entry only when sharded (unsharded configs unchanged)."""
+    return config if shard is None else {**config, "shard": f"{shard[0]}/{shard[1]}"}
+
+
+def merge_runs(out_dir: str | Path, sources: Sequence[str | Path]) -> dict[str, int]:
+    """Join shard run directories into `out_dir` (created, or resumed if it holds the same
+    run). Their configs must agree except for `shard`; a record id already present is
+    skipped and counted. Session logs are carried over, so timing stays truthful. Score the
+    result by rerunning the benchmark on `out_dir`: nothing is left to predict."""
+    if not sources:
+        raise DataError("merge needs at least one source run directory")
+    configs = []
+    for src in map(Path, sources):
+        path = src / "config.json"
+        if not path.is_file():
+            raise DataError(f"{src} is not a run directory (no config.json)")
+        config = json.loads(path.read_text())
+        config.pop("shard", None)
+        configs.append((src, config))
+    base = configs[0][1]
+    for src, config in configs[1:]:
+        if config != base:
+            raise DataError(f"{src} holds another run ({config}) than {configs[0][0]} ({base})")
+    writer = RunWriter(out_dir, base, log_session=False)
+    have = writer.done_ids()
+    added = skipped = 0
+    for src, _ in configs:
+        for record in read_records(src / "predictions.jsonl"):
+            if "id" not in record:
+                raise DataError(f"a record without an id in {src / 'predictions.jsonl'}")
+            if str(record["id"]) in have:
+                skipped += 1
+                continue
+            _append_line(writer.predictions_path, record)
+            have.add(str(record["id"]))
+            added += 1
+        known = {s["session"] for s in read_records(writer.sessions_path)}
+        for session in read_records(src / "sessions.jsonl"):
+            if session.get("session") not in known:
+                _append_line(writer.sessions_path, session)
+    return {"added": added, "skipped_duplicates": skipped, "total": len(have)}

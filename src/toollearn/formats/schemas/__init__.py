@@ -6,6 +6,18 @@ from typing import Any
 
 from toollearn.core.errors import SchemaError
 
+# Python's builtin type names and the JSON Schema types they stand for (one table for the
+# Seal-Tools, Python-signature and ToolBench formats, which all write types as Python names).
+PY_TO_JSON = {
+    "str": "string",
+    "int": "integer",
+    "float": "number",
+    "bool": "boolean",
+    "list": "array",
+    "dict": "object",
+}
+JSON_TO_PY = {v: k for k, v in PY_TO_JSON.items()}
+
 
 def need(d: Any, key: str, typ: type | tuple[type, ...], fmt: str) -> Any:
     """Return d[key] if present with the right type, else raise a SchemaError naming both."""

@@ -16,14 +16,11 @@ from typing import Any
 
 from toollearn.core.errors import SchemaError
 from toollearn.core.types import Tool
+from toollearn.formats.schemas import JSON_TO_PY as _JSON_TO_PY
+from toollearn.formats.schemas import PY_TO_JSON
 
 _PY_TO_JSON = {
-    "str": "string",
-    "int": "integer",
-    "float": "number",
-    "bool": "boolean",
-    "list": "array",
-    "dict": "object",
+    **PY_TO_JSON,
     "List": "array",
     "Dict": "object",
     "tuple": "array",
@@ -31,8 +28,6 @@ _PY_TO_JSON = {
     "Sequence": "array",
     "Mapping": "object",
 }
-_JSON_TO_PY = {"string": "str", "integer": "int", "number": "float", "boolean": "bool",
-               "array": "list", "object": "dict"}  # fmt: skip
 _HEAD = re.compile(r"\s*([A-Za-z_]\w*)\s*\(")
 _PARAM = re.compile(
     r"(?:(?P<opt>optional)\s+)?(?P<name>[A-Za-z_]\w*)\s*(?::\s*(?P<ann>[^=]*?))?\s*"

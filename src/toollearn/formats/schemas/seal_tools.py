@@ -13,17 +13,10 @@ from typing import Any
 
 from toollearn.core.errors import SchemaError
 from toollearn.core.types import Tool
+from toollearn.formats.schemas import JSON_TO_PY as JSON_TO_SEAL
+from toollearn.formats.schemas import PY_TO_JSON as SEAL_TO_JSON
 from toollearn.formats.schemas import check_name, need
 
-SEAL_TO_JSON = {
-    "str": "string",
-    "int": "integer",
-    "float": "number",
-    "bool": "boolean",
-    "list": "array",
-    "dict": "object",
-}
-JSON_TO_SEAL = {v: k for k, v in SEAL_TO_JSON.items()}
 _KNOWN = ("api_name", "api_description", "field", "parameters", "required", "responses")
 
 

@@ -15,22 +15,10 @@ from typing import Any
 
 from toollearn.core.errors import SchemaError
 from toollearn.core.types import Tool
-from toollearn.formats.schemas import check_name, need
+from toollearn.formats.schemas import PY_TO_JSON, check_name, need
 
-_WORD_TO_JSON = {
-    "string": "string",
-    "str": "string",
-    "number": "number",
-    "float": "number",
-    "integer": "integer",
-    "int": "integer",
-    "boolean": "boolean",
-    "bool": "boolean",
-    "array": "array",
-    "list": "array",
-    "object": "object",
-    "dict": "object",
-}
+# a type word may be a JSON Schema type or a Python one
+_WORD_TO_JSON = {**PY_TO_JSON, **{t: t for t in PY_TO_JSON.values()}}
 
 
 def _json_type(word: str) -> str | None:

@@ -1,0 +1,71 @@
+"""Options and helpers shared by the commands: engine choice, data location, run directories."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+ENGINE_HELP = "engine spec (default: embedded llama; see toollearn.engines.load_engine)"
+
+
+def add_engine_args(p: argparse.ArgumentParser, engine: bool = True) -> None:
+    """--engine (unless the command names engines per role) and --threads."""
+    if engine:
+        p.add_argument("--engine", default="llama", help=ENGINE_HELP)
+    p.add_argument(
+        "--threads",
+        type=int,
+        default=None,
+        help="llama.cpp threads (default: the CPUs available; for batch jobs, 1 thread per "
+        "process and one --shard per core is faster)",
+    )
+
+
+def add_data_args(p: argparse.ArgumentParser, holds: str) -> None:
+    """--data-root (the folder holding `holds`) and --sample (the bundled sample instead)."""
+    p.add_argument(
+        "--data-root", default=None, help=f"folder holding {holds} (default $TOOLLEARN_DATA)"
+    )
+    p.add_argument("--sample", action="store_true", help="use the bundled sample instead")
+
+
+def add_run_args(p: argparse.ArgumentParser, out_required: bool = True) -> None:
+    """--out, --limit, --shard, --seed of a resumable benchmark run."""
+    p.add_argument("--out", required=out_required, help="run directory (resumed if it exists)")
+    p.add_argument("--limit", type=int, default=None, help="first N examples only")
+    p.add_argument(
+        "--shard",
+        default=None,
+        metavar="K/N",
+        help="run only shard K of N (every N-th example from the K-th, after --limit), "
+        "each shard in its own --out; join them with `toollearn eval merge`",
+    )
+    p.add_argument("--seed", type=int, default=0)
+
+
+def engine_options(spec: str, threads: int | None, **llama: Any) -> dict[str, Any]:
+    """Keyword options for `load_engine(spec)`: threads and `llama` extras reach llama.cpp only."""
+    if not spec.startswith("llama"):
+        return {}
+    opts = {k: v for k, v in llama.items() if v is not None}
+    if threads:
+        opts["n_threads"] = threads
+    return opts
+
+
+def load_engine_spec(spec: str, threads: int | None = None) -> Any:
+    """`load_engine(spec)` with --threads applied where it means something."""
+    from toollearn.engines import load_engine
+
+    return load_engine(spec, **engine_options(spec, threads))
+
+
+def load_engines(specs: dict[str, str], threads: int | None = None) -> dict[str, Any]:
+    """One engine per role (or any key), loading each distinct spec once."""
+    loaded = {spec: load_engine_spec(spec, threads) for spec in dict.fromkeys(specs.values())}
+    return {key: loaded[spec] for key, spec in specs.items()}
+
+
+def load_engine_from_args(args: argparse.Namespace) -> Any:
+    """The engine named by --engine/--threads."""
+    return load_engine_spec(args.engine, args.threads)
