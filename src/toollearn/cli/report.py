@@ -1,0 +1,52 @@
+"""`toollearn report baseline`: the README's baseline table from finished run directories."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+
+def register(sub: Any) -> None:
+    """Add `toollearn report baseline`."""
+    report = sub.add_parser("report", help="tables built from finished benchmark runs")
+    report_sub = report.add_subparsers(dest="report_command", metavar="TABLE")
+    report.set_defaults(func=lambda _args: report.print_help() or 2)
+    b = report_sub.add_parser(
+        "baseline",
+        help="Seal-Tools and DEER baseline tables, the papers' numbers beside",
+        description="Read ROOT/seal/{free,constrained} and ROOT/deer-<set>[-dc] run "
+        "directories (those present) and print Markdown tables with the papers' numbers.",
+    )
+    b.add_argument("--root", default="results", help="folder of run directories (results)")
+    b.add_argument("--out", default=None, help="also write the Markdown to this file")
+    b.set_defaults(func=run_baseline)
+
+
+def run_baseline(args: argparse.Namespace) -> int:
+    from toollearn.evaluation.baseline import DEER_SETS, deer_table, seal_table
+
+    root = Path(args.root)
+    parts = []
+    if (root / "seal" / "free").is_dir():
+        parts.append(
+            f"## Seal-Tools test (paper's 5-candidate prompts)\n\n{seal_table(root / 'seal')}"
+        )
+    deer_runs = {
+        split: [
+            (label, root / f"deer-{split}{suffix}")
+            for suffix, label in (("", "full pipeline"), ("-dc", "Decision-Call only"))
+            if (root / f"deer-{split}{suffix}" / "scores.json").is_file()
+        ]
+        for split in DEER_SETS
+    }
+    if any(deer_runs.values()):
+        parts.append(f"## DEER (unseen tools)\n\n{deer_table(deer_runs)}")
+    if not parts:
+        print(f"no finished runs under {root}")
+        return 1
+    text = "\n\n".join(parts) + "\n"
+    print(text, end="")
+    if args.out:
+        Path(args.out).write_text(text)
+    return 0
