@@ -115,3 +115,35 @@ def test_runs_merge_cli(tmp_path, capsys):
     assert main(["runs", "merge", "--out", str(tmp_path / "all"), str(tmp_path / "s1"),
                  str(tmp_path / "s2")]) == 0  # fmt: skip
     assert json.loads(capsys.readouterr().out)["total"] == 2
+
+
+def test_sharded_cli_runs_merge_into_the_unsharded_run(tmp_path, monkeypatch, capsys):
+    import toollearn.engines
+    from toollearn.cli.main import main
+    from toollearn.engines import ScriptedEngine
+    from toollearn.evaluation.runners.seal_tools import load_prompts
+
+    examples = load_prompts("test_in_domain", sample=True)[:5]
+    targets = {ex.metadata["prompt"]: ex.metadata["target"] for ex in examples}
+    asked: list[str] = []
+
+    def engine(spec, **kw):
+        def answer(prompt):
+            asked.append(prompt[0].content)
+            return targets[prompt[0].content]
+
+        return ScriptedEngine(answer)
+
+    monkeypatch.setattr(toollearn.engines, "load_engine", engine)
+    base = ["eval", "seal-tools", "--sample", "--limit", "5", "--free"]
+    for k in (1, 2):
+        assert main([*base, "--shard", f"{k}/2", "--out", str(tmp_path / f"s{k}")]) == 0
+    assert len(asked) == 5  # 3 + 2, no example twice
+    assert main(["runs", "merge", "--out", str(tmp_path / "all"),
+                 str(tmp_path / "s1"), str(tmp_path / "s2")]) == 0  # fmt: skip
+    assert main([*base, "--out", str(tmp_path / "all")]) == 0  # nothing left to predict
+    assert len(asked) == 5
+    scores = json.loads((tmp_path / "all" / "scores.json").read_text())
+    assert scores["n_records"] == 5 and scores["scores"]["strict"]["all"]["tool_f1"] == 1.0
+    assert scores["timing"]["sessions"] == 2 and scores["timing"]["untimed_records"] == 0
+    capsys.readouterr()

@@ -58,8 +58,10 @@ def _minutes(payload: Mapping[str, Any]) -> str:
     """Predict time summed from the records' session stamps; for runs written before stamps
     existed, the wall time of the last process that wrote the run, marked with *."""
     timing = payload.get("timing") or {}
-    if timing and not timing.get("untimed_records"):
-        return f"{timing['predict_seconds'] / 60:.1f} min"
+    untimed = timing.get("untimed_records", payload.get("n_records"))
+    if timing and timing.get("sessions"):
+        text = f"{timing['predict_seconds'] / 60:.1f} min"
+        return f"{text} + {untimed} untimed records" if untimed else text
     wall = payload.get("wall_seconds_predict")
     return f"{wall / 60:.1f} min*" if wall else "–"
 
