@@ -147,3 +147,57 @@ def test_sharded_cli_runs_merge_into_the_unsharded_run(tmp_path, monkeypatch, ca
     assert scores["n_records"] == 5 and scores["scores"]["strict"]["all"]["tool_f1"] == 1.0
     assert scores["timing"]["sessions"] == 2 and scores["timing"]["untimed_records"] == 0
     capsys.readouterr()
+
+
+def test_an_unfinished_modes_run_continues_as_shards(tmp_path, monkeypatch, capsys):
+    import toollearn.engines
+    from toollearn.cli.main import main
+    from toollearn.engines import ScriptedEngine
+    from toollearn.evaluation.runners.seal_tools import load_prompts
+
+    examples = load_prompts("test_in_domain", sample=True)[:6]
+    targets = {ex.metadata["prompt"]: ex.metadata["target"] for ex in examples}
+    asked: list[str] = []
+
+    def answer(prompt):
+        asked.append(prompt[0].content)
+        return targets[prompt[0].content]
+
+    monkeypatch.setattr(toollearn.engines, "load_engine", lambda spec, **kw: ScriptedEngine(answer))
+    root = tmp_path / "seal"
+    base = ["eval", "seal-tools", "--sample", "--limit", "6", "--modes", "free,constrained"]
+    assert main([*base, "--out-root", str(root), "--batch-size", "2"]) == 0
+    for mode in ("free", "constrained"):  # pretend the run stopped after 2 examples
+        path = root / mode / "predictions.jsonl"
+        path.write_text("".join(path.read_text().splitlines(keepends=True)[:2]))
+    asked.clear()
+    assert main(["runs", "split", str(root), "--shards", "2"]) == 0
+    for k in (1, 2):
+        shard_root = tmp_path / f"seal-shard{k}of2"
+        assert main([*base, "--shard", f"{k}/2", "--out-root", str(shard_root)]) == 0
+    assert len(asked) == 2 * 4  # the 4 missing examples, both modes, none twice
+    for mode in ("free", "constrained"):
+        shards = [str(tmp_path / f"seal-shard{k}of2" / mode) for k in (1, 2)]
+        assert main(["runs", "merge", "--out", str(root / mode), *shards]) == 0
+    assert main([*base, "--out-root", str(root)]) == 0
+    assert len(asked) == 8  # nothing left to predict
+    scores = json.loads((root / "constrained" / "scores.json").read_text())
+    assert scores["n_records"] == 6 and scores["scores"]["official"]["all"]["format_acc"] > 0.9
+    capsys.readouterr()
+
+
+def test_merge_allow_diff_pours_one_split_into_another_run(tmp_path):
+    from toollearn.evaluation.runners.base import merge_runs, split_run
+
+    RunWriter(tmp_path / "all", {"split": "all", "engine": "e"}).append({"id": "in-1"})
+    RunWriter(tmp_path / "ood", {"split": "ood", "engine": "e"}).append({"id": "ood-1"})
+    with pytest.raises(DataError, match="--allow-diff"):
+        merge_runs(tmp_path / "all", [tmp_path / "ood"])
+    counts = merge_runs(tmp_path / "all", [tmp_path / "ood"], allow_diff=["split"])
+    assert counts == {"added": 1, "skipped_duplicates": 0, "total": 2}
+    assert json.loads((tmp_path / "all" / "config.json").read_text())["split"] == "all"
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(DataError, match="no run directories"):
+        split_run(tmp_path / "empty", 2)
+    with pytest.raises(DataError, match="at least 2"):
+        split_run(tmp_path / "all", 1)

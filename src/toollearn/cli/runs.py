@@ -1,4 +1,4 @@
-"""`toollearn runs merge`: join the shard run directories of one benchmark run."""
+"""`toollearn runs split|merge`: spread one benchmark run over shards, and join them again."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import Any
 
 
 def register(sub: Any) -> None:
-    """Add `toollearn runs merge`."""
+    """Add `toollearn runs split` and `toollearn runs merge`."""
     runs = sub.add_parser("runs", help="manage benchmark run directories")
     runs_sub = runs.add_subparsers(dest="runs_command", metavar="ACTION")
     runs.set_defaults(func=lambda _args: runs.print_help() or 2)
@@ -22,11 +22,37 @@ def register(sub: Any) -> None:
     )
     m.add_argument("--out", required=True, help="the merged run directory")
     m.add_argument("sources", nargs="+", help="shard run directories")
+    m.add_argument(
+        "--allow-diff",
+        action="append",
+        default=[],
+        metavar="KEY",
+        help="a config key that may differ between the runs (repeatable), e.g. split",
+    )
     m.set_defaults(func=run_merge)
+    s = runs_sub.add_parser(
+        "split",
+        help="continue an unfinished run as N shards",
+        description="Make SRC-shardKofN copies of the run directory SRC (or of each run "
+        "directory in SRC, e.g. a --modes OUT_ROOT) that carry its finished records and the "
+        "shard K/N in their config. Resume shard K with the same benchmark command plus "
+        "--shard K/N and --out[-root] SRC-shardKofN, then `runs merge` them back into SRC.",
+    )
+    s.add_argument("src", help="the run directory (or folder of run directories)")
+    s.add_argument("--shards", type=int, required=True, help="how many shards")
+    s.set_defaults(func=run_split)
 
 
 def run_merge(args: argparse.Namespace) -> int:
     from toollearn.evaluation.runners.base import merge_runs
 
-    print(json.dumps(merge_runs(args.out, args.sources)))
+    print(json.dumps(merge_runs(args.out, args.sources, args.allow_diff)))
+    return 0
+
+
+def run_split(args: argparse.Namespace) -> int:
+    from toollearn.evaluation.runners.base import split_run
+
+    for root in split_run(args.src, args.shards):
+        print(root)
     return 0

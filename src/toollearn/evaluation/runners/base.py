@@ -251,26 +251,40 @@ def with_shard(config: dict[str, Any], shard: tuple[int, int] | None) -> dict[st
     return config if shard is None else {**config, "shard": f"{shard[0]}/{shard[1]}"}
 
 
-def merge_runs(out_dir: str | Path, sources: Sequence[str | Path]) -> dict[str, int]:
-    """Join shard run directories into `out_dir` (created, or resumed if it holds the same
-    run). Their configs must agree except for `shard`; a record id already present is
-    skipped and counted. Session logs are carried over, so timing stays truthful. Score the
-    result by rerunning the benchmark on `out_dir`: nothing is left to predict."""
+def _run_config(run_dir: Path) -> dict[str, Any]:
+    path = run_dir / "config.json"
+    if not path.is_file():
+        raise DataError(f"{run_dir} is not a run directory (no config.json)")
+    return json.loads(path.read_text())
+
+
+def merge_runs(
+    out_dir: str | Path, sources: Sequence[str | Path], allow_diff: Sequence[str] = ()
+) -> dict[str, int]:
+    """Join shard run directories into `out_dir` (created with the first source's config
+    minus its shard, or extended if it already holds the run). All configs must agree except
+    for `shard` and the keys named in `allow_diff` (e.g. "split", to pour a test_out_domain
+    run into an `all` run). A record id already present is skipped and counted. Session logs
+    are carried over, so timing stays truthful. Score the result by rerunning the benchmark
+    on `out_dir` without --shard: nothing is left to predict."""
     if not sources:
         raise DataError("merge needs at least one source run directory")
-    configs = []
-    for src in map(Path, sources):
-        path = src / "config.json"
-        if not path.is_file():
-            raise DataError(f"{src} is not a run directory (no config.json)")
-        config = json.loads(path.read_text())
-        config.pop("shard", None)
-        configs.append((src, config))
-    base = configs[0][1]
-    for src, config in configs[1:]:
-        if config != base:
-            raise DataError(f"{src} holds another run ({config}) than {configs[0][0]} ({base})")
-    writer = RunWriter(out_dir, base, log_session=False)
+    ignored = {"shard", *allow_diff}
+
+    def comparable(config: dict[str, Any]) -> dict[str, Any]:
+        return {k: v for k, v in config.items() if k not in ignored}
+
+    out = Path(out_dir)
+    configs = [(Path(src), _run_config(Path(src))) for src in sources]
+    first_src, first = configs[0]
+    base = _run_config(out) if (out / "config.json").is_file() else comparable(first)
+    for src, config in configs:
+        if comparable(config) != comparable(base):
+            raise DataError(
+                f"{src} holds another run ({config}) than {out} ({base}); "
+                "name keys that may differ with --allow-diff"
+            )
+    writer = RunWriter(out, base, log_session=False)
     have = writer.done_ids()
     added = skipped = 0
     for src, _ in configs:
@@ -288,3 +302,32 @@ def merge_runs(out_dir: str | Path, sources: Sequence[str | Path]) -> dict[str, 
             if session.get("session") not in known:
                 _append_line(writer.sessions_path, session)
     return {"added": added, "skipped_duplicates": skipped, "total": len(have)}
+
+
+def split_run(src: str | Path, shards: int) -> list[Path]:
+    """Continue an unsharded run as `shards` shards: for SRC (a run directory, or a folder of
+    them such as a --modes OUT_ROOT) make SRC-shardKofN mirrors whose configs carry
+    `shard: K/N` and which hold SRC's finished records, so `--shard K/N --out[-root]
+    SRC-shardKofN` predicts only what is missing. Join them back with `merge_runs`."""
+    src = Path(src)
+    if shards < 2:
+        raise DataError("split needs at least 2 shards")
+    if (src / "config.json").is_file():
+        runs = [Path()]
+    else:
+        runs = sorted(p.relative_to(src) for p in src.iterdir() if (p / "config.json").is_file())
+    if not runs:
+        raise DataError(f"{src} holds no run directories (no config.json in it or below it)")
+    made = []
+    for k in range(1, shards + 1):
+        root = src.with_name(f"{src.name}-shard{k}of{shards}")
+        for rel in runs:
+            config = with_shard(_run_config(src / rel), (k, shards))
+            writer = RunWriter(root / rel, config, log_session=False)
+            if writer.records():
+                raise DataError(f"{root / rel} already holds records; remove it first")
+            for name in ("predictions.jsonl", "sessions.jsonl"):
+                for record in read_records(src / rel / name):
+                    _append_line(root / rel / name, record)
+        made.append(root)
+    return made
