@@ -8,10 +8,9 @@ from typing import Any
 ENGINE_HELP = "engine spec (default: embedded llama; see toollearn.engines.load_engine)"
 
 
-def add_engine_args(p: argparse.ArgumentParser, engine: bool = True) -> None:
-    """--engine (unless the command names engines per role) and --threads."""
-    if engine:
-        p.add_argument("--engine", default="llama", help=ENGINE_HELP)
+def add_engine_args(p: argparse.ArgumentParser) -> None:
+    """--engine and --threads."""
+    p.add_argument("--engine", default="llama", help=ENGINE_HELP)
     p.add_argument(
         "--threads",
         type=int,
@@ -38,7 +37,7 @@ def add_run_args(p: argparse.ArgumentParser, out_required: bool = True) -> None:
         default=None,
         metavar="K/N",
         help="run only shard K of N (every N-th example from the K-th, after --limit), "
-        "each shard in its own --out; join them with `toollearn eval merge`",
+        "each shard in its own --out; join them with `toollearn runs merge`",
     )
     p.add_argument("--seed", type=int, default=0)
 
