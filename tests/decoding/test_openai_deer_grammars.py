@@ -53,6 +53,7 @@ def _admits(gbnf: str, text: str) -> bool:
     [
         ("[]", True),
         ('[{"name": "weather", "arguments": {"city": "Rome"}}]', True),
+        ('[{"name": "weather", "arguments": {"city": "L\'Aquila [IT]"}}]', True),  # plain JSON
         (
             '[{"name": "weather", "arguments": {"city": "Rome", "days": 3, "tags": ["a", 1]}}, '
             '{"name": "CTCP", "arguments": {"nctid": "N1"}}]'.replace("}}, {", "}},{"),

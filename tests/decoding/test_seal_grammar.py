@@ -122,6 +122,16 @@ def _admits(gbnf: str, text: str) -> bool:
             False,
         ),  # apostrophes break the official parser
         (
+            '[{"api": "analyze", "parameters": {"a": "x]"}, "responses": '
+            '["API_call_0","API_call_1"]}]',
+            False,
+        ),  # so does an unbalanced bracket (it counts brackets regardless of quotes)
+        (
+            '[{"api": "analyze", "parameters": {"a": "x{y}"}, "responses": '
+            '["API_call_0","API_call_1"]}]',
+            True,
+        ),  # braces are fine
+        (
             '[{"api": "noargs", "parameters": {}, "responses": ["API_call_0"]},{"api": "analyze", '
             '"parameters": {"a": "x", "b": "API_call_5"}, "responses": '
             '["API_call_1","API_call_2"]}]',

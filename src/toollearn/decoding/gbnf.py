@@ -11,23 +11,31 @@ import json
 import re
 from collections.abc import Iterable, Sequence
 
-# JSON primitives. Strings exclude the apostrophe, backslash and control characters: the
-# official Seal-Tools scorer turns every ' into " before json.loads, so an apostrophe inside a
-# value would make an otherwise valid answer unparseable for it.
-JSON_PRIMITIVES = r"""
+# JSON primitives. Strings exclude the backslash (no escapes) and control characters, plus
+# whatever characters a format's scorer cannot read (`json_primitives(unsafe=...)`).
+_JSON_PRIMITIVES = r"""
 jstr ::= "\"" jchar+ "\""
-jchar ::= [^"\\'\x00-\x1f]
-jint ::= "-"? ([0-9] | [1-9] [0-9]{1,15})
-jnum ::= jint ("." [0-9]{1,17})? ([eE] [-+]? [0-9]{1,3})?
+jchar ::= [^"\\{unsafe}\x00-\x1f]
+jint ::= "-"? ([0-9] | [1-9] [0-9]{{1,15}})
+jnum ::= jint ("." [0-9]{{1,17}})? ([eE] [-+]? [0-9]{{1,3}})?
 jbool ::= "true" | "false"
 jnull ::= "null"
-jref ::= "\"API_call_" [0-9]{1,3} "\""
+jref ::= "\"API_call_" [0-9]{{1,3}} "\""
 jval ::= jstr | jnum | jbool | jnull | jarr | jobj
-jarr ::= "[" (jval (", " jval){0,31})? "]"
-jobj ::= "{" (jstr ": " jval (", " jstr ": " jval){0,31})? "}"
+jarr ::= "[" (jval (", " jval){{0,31}})? "]"
+jobj ::= "{{" (jstr ": " jval (", " jstr ": " jval){{0,31}})? "}}"
 """.strip()
 
-# Python literals for call strings (DEER's `f(a='x', b=3)`), same bounds and exclusions.
+
+def json_primitives(unsafe: str = "") -> str:
+    """The JSON primitive rules; string values may not contain any character of `unsafe`."""
+    escaped = "".join("\\" + c if c in "[]^-\\" else c for c in unsafe)
+    return _JSON_PRIMITIVES.format(unsafe=escaped)
+
+
+JSON_PRIMITIVES = json_primitives()
+
+# Python literals for call strings (DEER's `f(a='x', b=3)`), with the same bounds.
 PY_PRIMITIVES = r"""
 pstr ::= "'" pschar* "'" | "\"" pdchar* "\""
 pschar ::= [^'\\\x00-\x1f]

@@ -5,6 +5,11 @@ where each tool's parameters appear in declared order (required present, optiona
 values have the declared JSON type (or are a nested reference "API_call_<n>"), and each call
 gets exactly max(1, #response fields) response ids, numbered across the list as in the data.
 `[]` (no call) is admitted when `allow_empty`.
+
+String values leave out the characters the authors' scorer cannot read (OFFICIAL_UNSAFE): it
+turns every ' into " before json.loads, and it finds the end of the list by counting [ and ]
+without regard to quotes, so an apostrophe or an unbalanced bracket inside a value would make
+an otherwise valid answer a format failure.
 """
 
 from __future__ import annotations
@@ -16,15 +21,16 @@ from typing import Any
 from toollearn.core.types import Tool
 from toollearn.decoding.constraint import Constraint
 from toollearn.decoding.gbnf import (
-    JSON_PRIMITIVES,
     JSON_TYPE_RULES,
     gbnf_alternatives,
     gbnf_literal,
     json_key_literal,
+    json_primitives,
     keyed_sequence,
 )
 
 MAX_CALLS = 6  # the most calls any Seal-Tools answer has
+OFFICIAL_UNSAFE = "'[]"
 
 
 def param_value_rule(spec: Any, ref_rule: str | None = "jref") -> str:
@@ -120,7 +126,7 @@ def seal_calls_grammar(
         states.append(f"s{n}-{off} ::= " + " | ".join(alts))
     refs = [ref_rule_line(o) for o in sorted(offsets) if o]
     root = '"[" s0-0' + (' | "[]"' if allow_empty else "")
-    prims = JSON_PRIMITIVES
+    prims = json_primitives(OFFICIAL_UNSAFE)
     if max_string:
         prims = prims.replace('jchar+ "', f'jchar{{1,{int(max_string)}}} "')
     return "\n".join([f"root ::= {root}", *sorted(states), *lines, *refs, prims]) + "\n"
