@@ -32,7 +32,8 @@ def test_seal_table_from_scored_runs(tmp_path, capsys):
     table = seal_table(tmp_path / "seal", expected=3)
     assert "| all | 3 | strict | constrained | 100.00 | 100.00 |" in table
     assert "| all | 3 | official | free | 0.00 |" in table
-    assert "| *paper, Table 2* | 1354 | official | GPT-4 (gpt-4-0613) | 97.12 |" in table
+    assert "| all | | official | *paper, Table 2*: GPT-4 (gpt-4-0613) | 97.12 |" in table
+    assert "| easy | | official | *paper, Table 3*: GPT-4 | 98.64 |" in table
     assert "- free: 3 queries; hallucinated tool names: official 0, strict 0" in table
     assert "(of 1354)" in seal_table(tmp_path / "seal")  # an unfinished run says so
     out = tmp_path / "b.md"

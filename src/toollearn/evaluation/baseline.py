@@ -14,12 +14,34 @@ from typing import Any
 
 from toollearn.core.errors import DataError
 
-# Seal-Tools paper, Table 2 (overall test, DPR top-5 candidates): Format, Tool P/R/F1, Param P/R/F1.
+# Seal-Tools paper (DPR top-5 candidates), official scorer: Format, Tool P/R/F1, Param P/R/F1.
+# Table 2 is the whole test set; Table 3 splits it into single-tool (our "easy") and
+# multi-tool ("difficult") instances; Table 4 is the nested instances.
 SEAL_PAPER = {
-    "GPT-4 (gpt-4-0613)": (97.12, 90.02, 74.71, 81.65, 80.52, 67.57, 73.48),
-    "ChatGPT (gpt-3.5-turbo-0613)": (96.16, 83.20, 74.73, 78.74, 68.63, 66.85, 67.73),
-    "LLaMA2-Chat 7B": (78.73, 62.10, 53.91, 57.72, 44.92, 43.24, 44.06),
-    "fine-tuned LLaMA2-7B, DPR": (95.86, 82.81, 77.84, 80.25, 75.95, 70.23, 72.98),
+    "all": {
+        "GPT-4 (gpt-4-0613)": (97.12, 90.02, 74.71, 81.65, 80.52, 67.57, 73.48),
+        "ChatGPT (gpt-3.5-turbo-0613)": (96.16, 83.20, 74.73, 78.74, 68.63, 66.85, 67.73),
+        "LLaMA2-Chat 7B": (78.73, 62.10, 53.91, 57.72, 44.92, 43.24, 44.06),
+        "fine-tuned LLaMA2-7B": (95.86, 82.81, 77.84, 80.25, 75.95, 70.23, 72.98),
+    },
+    "easy": {
+        "GPT-4": (98.64, 88.16, 96.26, 92.03, 82.00, 85.16, 83.55),
+        "fine-tuned LLaMA2-7B": (98.30, 93.13, 92.18, 92.65, 85.54, 85.37, 85.45),
+    },
+    "difficult": {
+        "GPT-4": (96.70, 90.24, 72.86, 80.62, 80.37, 66.17, 72.58),
+        "fine-tuned LLaMA2-7B": (95.19, 81.88, 76.61, 79.16, 75.12, 69.02, 71.94),
+    },
+    "nested": {
+        "LLaMA2-Chat 7B (586, all splits)": (79.86, 73.04, 58.39, 64.90, 37.23, 34.66, 35.90),
+        "fine-tuned LLaMA2-7B (same 586)": (96.76, 89.64, 85.82, 87.69, 77.32, 74.15, 75.70),
+    },
+}
+SEAL_PAPER_TABLE = {
+    "all": "Table 2",
+    "easy": "Table 3",
+    "difficult": "Table 3",
+    "nested": "Table 4",
 }
 # DEER paper, Table 3: P_NoCall, P_Call, P_DC on (ToolDEER test, ToolBench, ToolCorpus).
 DEER_PAPER = {
@@ -80,30 +102,12 @@ def _seal_group(scores: Mapping[str, Any], scorer: str, group: str) -> Mapping[s
 
 
 def seal_table(root: str | Path, expected: int | None = 1354) -> str:
-    """Markdown rows: split/group x scorer x mode for ROOT/free and ROOT/constrained."""
+    """Two Markdown tables for ROOT/free and ROOT/constrained, by split (all, in-domain,
+    out-of-domain) and by kind (easy, difficult, nested), the paper's rows under each group;
+    then the run's counts (hallucinated names, truncations, errors, time)."""
     modes = {m: load_scores(Path(root) / m) for m in ("free", "constrained")}
-    lines = [
-        "| group | n | scorer | mode | Format | Tool P | Tool R | Tool F1 | Param P | "
-        "Param R | Param F1 | exact |",
-        "|---|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|",
-    ]
-    for group in SEAL_GROUPS:
-        for scorer in ("official", "strict"):
-            for mode, payload in modes.items():
-                s = _seal_group(payload["scores"], scorer, group)
-                if not s:
-                    continue
-                lines.append(
-                    f"| {group} | {s['n']} | {scorer} | {mode} | {_pct(s['format_acc'])} | "
-                    f"{_pct(s['tool_p'])} | {_pct(s['tool_r'])} | {_pct(s['tool_f1'])} | "
-                    f"{_pct(s['param_p'])} | {_pct(s['param_r'])} | {_pct(s['param_f1'])} | "
-                    f"{_pct(s.get('exact_acc'))} |"
-                )
-    for name, v in SEAL_PAPER.items():
-        lines.append(
-            f"| *paper, Table 2* | 1354 | official | {name} | {v[0]:.2f} | {v[1]:.2f} | "
-            f"{v[2]:.2f} | {v[3]:.2f} | {v[4]:.2f} | {v[5]:.2f} | {v[6]:.2f} | – |"
-        )
+    by_split = _seal_rows(modes, ("all", "test_in_domain", "test_out_domain"))
+    by_kind = _seal_rows(modes, ("easy", "difficult", "nested"))
     notes = []
     for mode, payload in modes.items():
         scores, run = payload["scores"], payload["scores"]["run"]
@@ -115,7 +119,32 @@ def seal_table(root: str | Path, expected: int | None = 1354) -> str:
             f"{run['truncated']}; engine errors {run['engine_errors']}; predict time "
             f"{_minutes(payload)}"
         )
-    return "\n".join(lines + [""] + notes + ["", TIME_NOTE])
+    return "\n".join([by_split, "", by_kind, "", *notes, "", TIME_NOTE])
+
+
+def _seal_rows(modes: Mapping[str, Mapping[str, Any]], groups: Sequence[str]) -> str:
+    lines = [
+        "| group | n | scorer | mode | Format | Tool P | Tool R | Tool F1 | Param P | "
+        "Param R | Param F1 | exact |",
+        "|---|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for group in groups:
+        for scorer in ("official", "strict"):
+            for mode, payload in modes.items():
+                s = _seal_group(payload["scores"], scorer, group)
+                if not s:
+                    continue
+                lines.append(
+                    f"| {group} | {s['n']} | {scorer} | {mode} | {_pct(s['format_acc'])} | "
+                    f"{_pct(s['tool_p'])} | {_pct(s['tool_r'])} | {_pct(s['tool_f1'])} | "
+                    f"{_pct(s['param_p'])} | {_pct(s['param_r'])} | {_pct(s['param_f1'])} | "
+                    f"{_pct(s.get('exact_acc'))} |"
+                )
+        for name, v in SEAL_PAPER.get(group, {}).items():
+            cells = " | ".join(f"{x:.2f}" for x in v)
+            source = f"*paper, {SEAL_PAPER_TABLE[group]}*: {name}"
+            lines.append(f"| {group} | | official | {source} | {cells} | – |")
+    return "\n".join(lines)
 
 
 def deer_table(runs: Mapping[str, Sequence[tuple[str, str | Path]]]) -> str:
