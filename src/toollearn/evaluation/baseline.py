@@ -61,7 +61,6 @@ DEER_SETS = {
     "tool_bench": "ToolBench file",
     "tool_corpus": "ToolCorpus file",
 }
-SEAL_GROUPS = ("all", "test_in_domain", "test_out_domain", "easy", "difficult", "nested")
 
 
 def load_scores(run_dir: str | Path) -> dict[str, Any]:
@@ -118,6 +117,12 @@ def seal_table(root: str | Path, expected: int | None = 1354) -> str:
             f"{hall['official']}, strict {hall['strict']}; truncated at the token limit "
             f"{run['truncated']}; engine errors {run['engine_errors']}; predict time "
             f"{_minutes(payload)}"
+        )
+    together = all(p.get("modes_together", 1) > 1 for p in modes.values())
+    if together:
+        notes.append(
+            "- both modes came from one evaluation of each prompt, so their times are the same "
+            "processes' time, not to be added"
         )
     return "\n".join([by_split, "", by_kind, "", *notes, "", TIME_NOTE])
 
