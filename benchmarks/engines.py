@@ -168,7 +168,7 @@ def markdown(result: dict) -> str:
     lines.append(
         f"\n{cfg['prompts']} Seal-Tools prompts, max {cfg['max_tokens']} new tokens, "
         f"{cfg['threads']} threads, {result['when']}; `python benchmarks/engines.py "
-        f"--prompts {cfg['prompts']} --threads {cfg['threads']}"
+        f"--prompts {cfg['prompts']} --max-tokens {cfg['max_tokens']} --threads {cfg['threads']}"
         f"{' --hf' if cfg['hf'] else ''}`"
     )
     return "\n".join(lines) + "\n"
