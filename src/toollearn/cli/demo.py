@@ -70,7 +70,7 @@ def run_demo(args: argparse.Namespace) -> int:
     print(demo_table(outputs, examples))
     print(
         f"\n{time.perf_counter() - t0:.0f} s in all. Full test sets: toollearn eval seal-tools "
-        "--split all --data-root DIR --out runs/NAME"
+        "--split all --modes free,constrained --data-root DIR --out-root runs/NAME"
     )
     return 0
 
