@@ -201,3 +201,34 @@ def test_merge_allow_diff_pours_one_split_into_another_run(tmp_path):
         split_run(tmp_path / "empty", 2)
     with pytest.raises(DataError, match="at least 2"):
         split_run(tmp_path / "all", 1)
+
+
+def test_score_only_scores_a_snapshot_without_an_engine(tmp_path, monkeypatch, capsys):
+    import toollearn.engines
+    from toollearn.cli.main import main
+    from toollearn.engines import ScriptedEngine
+    from toollearn.evaluation.runners.seal_tools import load_prompts
+
+    examples = load_prompts("test_in_domain", sample=True)[:4]
+    targets = {ex.metadata["prompt"]: ex.metadata["target"] for ex in examples}
+    monkeypatch.setattr(
+        toollearn.engines,
+        "load_engine",
+        lambda spec, **kw: ScriptedEngine(lambda p: targets[p[0].content]),
+    )
+    base = ["eval", "seal-tools", "--sample", "--limit", "4", "--free"]
+    assert main([*base, "--shard", "1/2", "--out", str(tmp_path / "s1")]) == 0
+    assert main(["runs", "merge", "--out", str(tmp_path / "snap"), str(tmp_path / "s1")]) == 0
+
+    def no_engine(spec, **kw):
+        raise AssertionError("--score-only must not load a model")
+
+    monkeypatch.setattr(toollearn.engines, "load_engine", no_engine)
+    assert main([*base, "--score-only", "--out", str(tmp_path / "snap")]) == 0
+    scores = json.loads((tmp_path / "snap" / "scores.json").read_text())
+    assert scores["n_records"] == 2 and scores["scores"]["run"]["n"] == 2
+    assert scores["scores"]["strict"]["all"]["tool_f1"] == 1.0
+    assert "wall_seconds_predict" not in scores
+    assert "score-only: 2 of 4" in capsys.readouterr().err
+    with pytest.raises(SystemExit, match="nothing to score"):
+        main([*base, "--score-only", "--out", str(tmp_path / "none")])

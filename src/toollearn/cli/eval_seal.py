@@ -76,6 +76,12 @@ def register_eval(eval_sub: Any) -> None:
         default=None,
         help="llama.cpp sequences decoded together (default 16; 1 = one at a time)",
     )
+    p.add_argument(
+        "--score-only",
+        action="store_true",
+        help="score the finished records as they are, loading no model and predicting "
+        "nothing (a run in progress, or a `runs merge` snapshot of its shards)",
+    )
     p.set_defaults(func=run)
 
 
@@ -114,6 +120,10 @@ def run(args: argparse.Namespace) -> int:
     shard = parse_shard(args.shard)
     examples = take_shard(examples, shard)
     examples = retrieve_candidates(examples, args.candidates, args.data_root, sample=args.sample)
+    if args.score_only:
+        empty = [str(out) for out, _ in dirs if not (out / "predictions.jsonl").is_file()]
+        if empty:
+            raise SystemExit(f"error: nothing to score in {', '.join(empty)}")
     runs = []
     for out, constrained in dirs:
         opts = SealRunOptions(
@@ -133,15 +143,23 @@ def run(args: argparse.Namespace) -> int:
             "engine": args.engine,
             **options_config(opts),
         }
-        runs.append((RunWriter(out, with_shard(config, shard)), opts))
-    llama_opts = engine_options(args.engine, args.threads, n_seq=args.n_seq or 16)
-    engine = load_engine(args.engine, **llama_opts)
+        runs.append((RunWriter(out, with_shard(config, shard), not args.score_only), opts))
     t0 = time.perf_counter()
-    all_records = run_seal_modes(engine, examples, runs)
+    if args.score_only:
+        wanted = {ex.id for ex in examples}
+        all_records = [[r for r in w.records() if r["id"] in wanted] for w, _ in runs]
+    else:
+        llama_opts = engine_options(args.engine, args.threads, n_seq=args.n_seq or 16)
+        engine = load_engine(args.engine, **llama_opts)
+        all_records = run_seal_modes(engine, examples, runs)
     wall = round(time.perf_counter() - t0, 1)
     for (writer, _), records in zip(runs, all_records):
         scores = score_records(records, examples)
-        extra = {"wall_seconds_predict": wall, "modes_together": len(runs)}
+        extra = {"modes_together": len(runs)}
+        if args.score_only:
+            print(f"score-only: {len(records)} of {len(examples)} examples", file=sys.stderr)
+        else:
+            extra["wall_seconds_predict"] = wall
         path = writer.write_scores(scores, extra)
         if len(runs) > 1:
             print(f"\n== {writer.out_dir} ==")
