@@ -15,16 +15,14 @@ Writes benchmarks/results/batching.json and batching.md.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import platform
 import time
-from pathlib import Path
+
+from _results import RESULTS, write_results
 
 from toollearn.engines.llama import LlamaEngine
 from toollearn.evaluation.runners.seal_tools import SealRunOptions, load_prompts, predict_jobs
-
-RESULTS = Path(__file__).resolve().parent / "results"
 
 
 def timed(engine: LlamaEngine, n_seq: int, jobs: list) -> tuple[float, list[dict]]:
@@ -137,11 +135,7 @@ def main() -> None:
     p.add_argument("--out", default=str(RESULTS))
     args = p.parse_args()
     result = run(args)
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "batching.json").write_text(json.dumps(result, indent=2) + "\n")
-    (out / "batching.md").write_text(markdown(result))
-    print(markdown(result))
+    write_results(args.out, "batching", result, markdown(result))
 
 
 if __name__ == "__main__":

@@ -21,14 +21,13 @@ import platform
 import statistics
 import time
 from collections.abc import Callable
-from pathlib import Path
+
+from _results import RESULTS, write_results
 
 from toollearn.data.registry import load_examples
 from toollearn.decoding.seal_tools import seal_calls_constraint
 from toollearn.engines import user
 from toollearn.engines.llama import LlamaEngine, embedded_model_path, quiet_openmp
-
-RESULTS = Path(__file__).resolve().parent / "results"
 
 
 def seal_json_schema(tools) -> str:
@@ -183,11 +182,7 @@ def main() -> None:
     p.add_argument("--out", default=str(RESULTS))
     args = p.parse_args()
     result = run(args)
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "engines.json").write_text(json.dumps(result, indent=2) + "\n")
-    (out / "engines.md").write_text(markdown(result))
-    print(markdown(result))
+    write_results(args.out, "engines", result, markdown(result))
 
 
 if __name__ == "__main__":

@@ -26,7 +26,8 @@ import tempfile
 import time
 from pathlib import Path
 
-RESULTS = Path(__file__).resolve().parent / "results"
+from _results import RESULTS, write_results
+
 TOOLLEARN = [sys.executable, "-m", "toollearn.cli.main"]
 
 
@@ -116,11 +117,7 @@ def main() -> None:
         del v["outputs"]
     result = {"split": args.split, "queries": args.queries, "n_seq": args.n_seq, "cpus": cpus,
               "platform": platform.platform(), "variants": variants}  # fmt: skip
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "parallel.json").write_text(json.dumps(result, indent=2) + "\n")
-    (out / "parallel.md").write_text(markdown(result))
-    print(markdown(result))
+    write_results(args.out, "parallel", result, markdown(result))
 
 
 if __name__ == "__main__":
