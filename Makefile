@@ -28,7 +28,7 @@ demo: install-demo
 
 test: install
 	$(VENV)/bin/ruff check src tests benchmarks
-	$(VENV)/bin/pytest -q
+	$(VENV)/bin/pytest -q --strict-skips
 
 lint: install
 	$(VENV)/bin/ruff check src tests benchmarks

@@ -14,6 +14,7 @@ from toollearn.engines import ScriptedEngine
 from toollearn.envs.demo import DEMO_TASKS
 from toollearn.evaluation.runners import deer, stepwise
 from toollearn.evaluation.runners.base import RunWriter
+from toollearn.formats.answers import umi
 
 
 def test_shipped_demo_trajectories_are_reproducible():
@@ -89,7 +90,8 @@ def test_stepwise_single_mode_and_garbage(tmp_path):
     records = stepwise.run_stepwise(cases, roles, "single", RunWriter(tmp_path, {}))
     scores = stepwise.score_records(records)
     assert scores["hallucination"] == 1.0 and scores["act_em"] == 0.0
-    assert stepwise._single_history(cases[2].history)[1].content.startswith("First add")
+    assert umi.single_history(cases[2].history)[1].content.startswith("Thought: First add")
+    assert all(r["texts"]["single"].startswith("Thought: ") for r in records)  # constrained
 
 
 def test_stepwise_cli_on_demo_file(tmp_path, capsys):
@@ -101,7 +103,7 @@ def test_stepwise_cli_on_demo_file(tmp_path, capsys):
     assert "paper (ToolBench)" in capsys.readouterr().out
 
 
-@pytest.mark.parametrize("agent", ["multi-role", "react", "deer", "multi-call"])
+@pytest.mark.parametrize("agent", ["tool-calls", "multi-role", "react", "deer", "multi-call"])
 def test_run_cli_prints_a_trace(agent, capsys):
     # the bare scripted engine has no answers: every agent records an engine error and ends
     assert main(["run", "What is 2 + 2?", "--engine", "scripted", "--agent", agent]) == 0

@@ -8,10 +8,11 @@ import pytest
 from helpers import ADD, ADVICE, EXPLODE, HANG, MULTIPLY, WEATHER, math_env
 
 from toollearn.agents import DecisionAgent, MultiCallAgent, MultiRoleAgent, ReActAgent
-from toollearn.core.types import ErrorKind, Trace
+from toollearn.core.types import ErrorKind, Tool, Trace
 from toollearn.data.trajectories import trajectory_from_trace
 from toollearn.engines import ScriptedEngine
 from toollearn.envs import Environment, simulate
+from toollearn.formats.answers import deer
 
 NESTED = (
     '[{"api": "getClothingAdvice", "parameters": {"temperature": "API_call_1", '
@@ -53,15 +54,17 @@ def test_multi_call_garbage_and_cycle_are_recorded():
 
 
 def test_decision_agent_answers_without_tools():
-    engine = ScriptedEngine(["No", "Paris is the capital of France."])
+    engine = ScriptedEngine([deer.NO_SEARCH_SPAN, "Paris is the capital of France."])
     trace = DecisionAgent(engine).run("What is the capital of France?", [WEATHER])
     assert trace.decisions() == {"needs_tool": False}
     assert trace.answer == "Paris is the capital of France." and trace.calls == []
-    assert engine.requests[0]["constraint"] is not None  # Yes/No grammar
+    assert engine.requests[0]["constraint"].name == "deer-search"
+    assert engine.prompts[0] == deer.render_messages("What is the capital of France?")
+    assert trace.meta["deer_text"] == deer.NO_SEARCH_SPAN
 
 
-def test_decision_agent_calls_the_chosen_tool():
-    engine = ScriptedEngine(["Yes", "getWeather", "getWeather(city='Rome')"])
+def test_decision_agent_calls_the_chosen_tool_in_the_released_format():
+    engine = ScriptedEngine([deer.SEARCH_SPAN, " #CallAPI# getWeather(city='Rome') #APIResponse#"])
     trace = DecisionAgent(engine).run("Weather in Rome?", [ADVICE, WEATHER])
     assert trace.decisions() == {
         "needs_tool": True,
@@ -70,15 +73,49 @@ def test_decision_agent_calls_the_chosen_tool():
     }
     assert trace.calls[0].arguments == {"city": "Rome"}
     assert json.loads(trace.answer) == simulate(WEATHER, {"city": "Rome"})
+    # the call decision continues the model's own turn, with the pool inserted after #SearchAPI#
+    prefill = engine.prompts[1][-1]
+    assert prefill.role == "assistant"
+    assert prefill.content == deer.SEARCH_SPAN + deer.pool_text([ADVICE, WEATHER])
+    assert engine.requests[1]["constraint"].name == "deer-call"
+    assert trace.meta["deer_text"] == (
+        prefill.content + " #CallAPI# getWeather(city='Rome') #APIResponse#"
+        + deer.response_span(trace.answer)
+    )  # fmt: skip
+
+
+def test_decision_agent_zero_shot_option():
+    engine = ScriptedEngine(["Yes", "getWeather", "getWeather(city='Rome')"])
+    trace = DecisionAgent(engine, prompting="zero-shot").run("Weather in Rome?", [ADVICE, WEATHER])
+    assert trace.decisions()["tool"] == "getWeather"
+    assert trace.calls[0].arguments == {"city": "Rome"}
+    assert "Does this question need a tool?" in engine.prompts[0][0].content
 
 
 def test_decision_agent_no_suitable_tool_and_garbage():
-    trace = DecisionAgent(ScriptedEngine(["Yes", "None"]), answer=False).run("Hi", [WEATHER])
+    engine = ScriptedEngine([deer.SEARCH_SPAN, deer.NO_CALL_SPAN])
+    trace = DecisionAgent(engine, answer=False).run("Hi", [WEATHER])
     assert trace.decisions()["has_suitable_tool"] is False and trace.meta["outcome"] == "no_call"
     garbage = ScriptedEngine(["@@@", "%%%"])
     trace = DecisionAgent(garbage, constrained=False, answer=False).run("x", [WEATHER])
     assert kinds(trace) == [ErrorKind.FORMAT, ErrorKind.FORMAT]
     assert trace.decisions() == {"needs_tool": True, "has_suitable_tool": False, "tool": None}
+    assert trace.meta["outcome"] == "call_format_error"
+    zero_shot = ScriptedEngine(["@@@", "%%%"])
+    trace = DecisionAgent(zero_shot, constrained=False, answer=False, prompting="zero-shot").run(
+        "x", [WEATHER]
+    )
+    assert kinds(trace) == [ErrorKind.FORMAT, ErrorKind.FORMAT]
+
+
+def test_decision_agent_aliases_tools_whose_names_are_not_identifiers():
+    odd = Tool("Weather API-Get forecast| city", "Forecasts", WEATHER.parameters)
+    engine = ScriptedEngine(
+        [deer.SEARCH_SPAN, " #CallAPI# Weather_API_Get_forecast_city(city='Oslo') #APIResponse#"]
+    )
+    trace = DecisionAgent(engine, execute=False).run("Oslo weather?", [odd])
+    assert "Weather_API_Get_forecast_city(city: str" in engine.prompts[1][-1].content
+    assert trace.calls[0].name == odd.name and trace.calls[0].arguments == {"city": "Oslo"}
 
 
 def role_script(planner: list[str], caller: list[str], summary: list[str]):
@@ -172,7 +209,7 @@ def test_decision_agent_retrieves_its_pool():
     from toollearn.retrieval import ToolRetriever
 
     env = demo_env()
-    engine = ScriptedEngine(["Yes", "get_weather", "get_weather(city='Oslo')"])
+    engine = ScriptedEngine([deer.SEARCH_SPAN, " #CallAPI# get_weather(city='Oslo') #APIResponse#"])
     agent = DecisionAgent(engine, env, retriever=ToolRetriever(env.tools, "bm25"), k=3)
     trace = agent.run("What is the weather in Oslo?")
     pool = next(s for s in trace.steps if s.role == "retriever").data["candidates"]

@@ -1,4 +1,5 @@
-"""The agents' grammars are well-formed GBNF, and (with the real model) their output parses."""
+"""Every grammar the agents decode with is well-formed GBNF, and (with the real model) their
+output parses."""
 
 from __future__ import annotations
 
@@ -7,8 +8,16 @@ import re
 import pytest
 from helpers import ADD, WEATHER, schema
 
-from toollearn.agents.constraints import action_constraint, choice_constraint, pycall_constraint
 from toollearn.core.types import Message
+from toollearn.decoding import (
+    action_constraint,
+    choice_constraint,
+    deer_constraint,
+    next_constraint,
+    pycall_constraint,
+    seal_calls_constraint,
+    tool_calls_constraint,
+)
 from toollearn.formats.answers import umi
 from toollearn.formats.pycall import parse_call
 
@@ -36,11 +45,17 @@ def undefined_rules(grammar: str) -> set[str]:
     "constraint",
     [
         choice_constraint(["Yes", "No"]),
-        choice_constraint(umi.NEXT_OPTIONS),
+        next_constraint(umi.NEXT_OPTIONS),
         action_constraint([ADD, WEATHER, ENUM]),
+        action_constraint([ADD, WEATHER, ENUM], finish=True),
         pycall_constraint([ADD, WEATHER, ENUM]),
+        deer_constraint([ADD, WEATHER, ENUM], "call"),
+        deer_constraint([], "search"),
+        tool_calls_constraint([ADD, WEATHER, ENUM]),
+        seal_calls_constraint([ADD, WEATHER, ENUM]),
     ],
-    ids=["yes-no", "next", "action", "pycall"],
+    ids=["yes-no", "next", "action", "react-action", "pycall", "deer-call", "deer-search",
+         "tool-calls", "seal-calls"],
 )
 def test_grammars_are_closed(constraint):
     assert constraint.kind == "gbnf" and constraint.grammar.startswith("root ::= ")
@@ -48,7 +63,8 @@ def test_grammars_are_closed(constraint):
 
 
 def test_empty_inputs_are_rejected():
-    for build in (choice_constraint, action_constraint, pycall_constraint):
+    for build in (choice_constraint, action_constraint, pycall_constraint, next_constraint,
+                  tool_calls_constraint):
         with pytest.raises(ValueError):
             build([])
 

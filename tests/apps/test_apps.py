@@ -9,7 +9,8 @@ import pytest
 from toollearn.apps import APPS, HomeSearchApp, TripBookingApp
 from toollearn.apps.base import AppError
 from toollearn.apps.datasets import build, load_demos, load_tests, split_path
-from toollearn.apps.scoring import aggregate, complexity, criteria_prf, score_program
+from toollearn.apps.scoring import aggregate, counted_keys, criteria_prf, score_program
+from toollearn.evaluation.runners.apps import complexity
 
 SIZES = {"home-search": (15, 10, 100), "trip-booking": (20, 11, 120)}
 
@@ -100,6 +101,82 @@ def test_criteria_prf() -> None:
     p, r, f1 = criteria_prf({"a": 1, "b": 3}, {"a": 1, "b": 2, "c": 4})
     assert (p, r) == (0.5, 1 / 3) and f1 == pytest.approx(0.4)
     assert criteria_prf({}, {"a": 1}) == (0.0, 0.0, 0.0)
+
+
+HS_LABEL = """API.set_location("Atlanta")
+API.set_buy_or_rent("buy")
+API.set_num_beds(5)
+API.set_max_price(900000)
+API.search()"""
+
+
+def test_defaults_come_from_the_app_and_search_fills_them() -> None:
+    assert HomeSearchApp.default_criteria({}) == {"min_price": 0, "min_square_feet": 0}
+    tickets = TripBookingApp.default_criteria({"booking_type": "trip tickets"})
+    assert tickets == {"min_price_ticket": 0, "num_adults": 1}
+    both = TripBookingApp.default_criteria(
+        {"booking_type": "both", "checkin_date": "2024-01-02", "checkout_date": "2024-01-05"}
+    )
+    assert both["departure_date"] == "2024-01-02" and both["num_rooms"] == 1
+    criteria = score_program(HS_LABEL, [HS_LABEL], HomeSearchApp)["criteria"]
+    assert {k: criteria[k] for k in HomeSearchApp.default_criteria(criteria)} == {
+        "min_price": 0,
+        "min_square_feet": 0,
+    }
+    assert counted_keys(criteria, criteria, HomeSearchApp) == {
+        "location",
+        "buy_or_rent",
+        "num_beds",
+        "max_price",
+    }
+
+
+def test_f1_is_zero_for_a_program_that_sets_nothing_the_label_asks_for() -> None:
+    bare = 'API.set_location("Boston")\nAPI.set_buy_or_rent("rent")\nAPI.search()'
+    scored = score_program(bare, [HS_LABEL], HomeSearchApp)
+    assert scored["executable"] and not scored["success"]
+    assert (scored["precision"], scored["recall"], scored["f1"]) == (0.0, 0.0, 0.0)
+    # without the app's defaults the shared min_price 0 / min_square_feet 0 scored 2 of 4
+    p, r, f1 = criteria_prf(scored["criteria"], scored["label_criteria"])
+    assert (p, r) == (0.5, 2 / 6) and f1 == pytest.approx(0.4)
+
+
+def test_identical_programs_score_f1_one() -> None:
+    for app in APPS:
+        for ex in load_tests(app)[:10]:
+            program = ex.metadata["program"]
+            scored = score_program(program, [program], APPS[app])
+            assert scored["success"] and scored["f1"] == 1.0, ex.id
+    with_defaults = HS_LABEL.replace("API.search()", "API.set_min_price(0)\nAPI.search()")
+    assert score_program(with_defaults, [HS_LABEL], HomeSearchApp)["f1"] == 1.0
+
+
+def test_defaults_no_longer_inflate_f1() -> None:
+    partial = 'API.set_location("Atlanta")\nAPI.set_buy_or_rent("buy")\nAPI.search()'
+    scored = score_program(partial, [HS_LABEL], HomeSearchApp)
+    assert (scored["precision"], scored["recall"]) == (1.0, 0.5)
+    assert scored["f1"] == pytest.approx(2 / 3)
+    old = criteria_prf(scored["criteria"], scored["label_criteria"])  # the old, inflated rule
+    assert old[:2] == (1.0, 4 / 6) and old[2] == pytest.approx(0.8)
+    # a label criterion left at its default is a wrong value, not a free pass
+    priced = HS_LABEL.replace("API.search()", "API.set_min_price(100000)\nAPI.search()")
+    scored = score_program(HS_LABEL, [priced], HomeSearchApp)
+    assert (scored["precision"], scored["recall"]) == (4 / 5, 4 / 5)
+
+
+def test_both_booking_dates_defaulted_from_the_stay_are_not_counted() -> None:
+    stay = """API.select_booking_type("both")
+API.select_transportation("flight")
+API.set_origin(Loc("A"))
+API.set_destination(Loc("B"))
+API.set_hotel_location(Loc("B"))
+API.set_checkin_date(Date(1, 2, 2024))
+API.set_checkout_date(Date(1, 5, 2024))
+API.search()"""
+    wrong_stay = stay.replace("Date(1, 5, 2024)", "Date(1, 6, 2024)")
+    scored = score_program(wrong_stay, [stay], TripBookingApp)
+    # counted: booking type, transport, origin, destination, hotel, check-in, check-out
+    assert (scored["precision"], scored["recall"]) == (6 / 7, 6 / 7)
 
 
 def test_wrong_value_executes_but_fails() -> None:

@@ -11,7 +11,7 @@ from toollearn.apps.datasets import load_demos, load_tests
 from toollearn.apps.generator import CONFIGS, SYSTEM_PROMPT, ActionGenerator
 from toollearn.apps.grammar import program_constraint, program_grammar
 from toollearn.engines import ScriptedEngine
-from toollearn.evaluation.runners.apps import results_table, run_app
+from toollearn.evaluation.runners.apps import rescore_run, results_table, run_app, score_records
 
 
 def _generator(config: str, engine=None, app=TripBookingApp, name="trip-booking"):
@@ -107,6 +107,9 @@ def test_runner_scores_resumes_and_tables(tmp_path) -> None:
     records = [json.loads(x) for x in (out / "predictions.jsonl").read_text().splitlines()]
     assert [r["success"] for r in records] == [True, False, False, False]
     assert json.loads((out / "scores.json").read_text())["scores"]["n"] == 4
+    assert records[1]["output"] == "I think API.search()"  # the raw model text
+    assert all(r["prediction"] == r["output"].strip() for r in records)
+    assert score_records(records, "home-search") == scores == rescore_run(out)
     before = len(engine.requests)
     run_app("home-search", "demos", engine, out, limit=4)  # resumed: nothing left to do
     assert len(engine.requests) == before
@@ -151,3 +154,18 @@ def test_embedded_model_constrained_trip_booking_parses(tmp_path) -> None:
     record = json.loads((tmp_path / "t" / "predictions.jsonl").read_text().splitlines()[0])
     assert record["error_kind"] != "format", record["prediction"]
     assert record["prediction"].startswith("API.select_booking_type(")
+
+
+@pytest.mark.parametrize("chat", [False, True])
+@pytest.mark.parametrize("config", ["zero-shot", "system+demos"])
+def test_engine_receives_exactly_prompt_and_messages_for(config: str, chat: bool) -> None:
+    from dataclasses import replace
+
+    engine = ScriptedEngine(lambda p: "API.search()")
+    cfg = replace(CONFIGS[config], chat=chat)
+    gen = ActionGenerator(TripBookingApp, engine, load_demos("trip-booking"), cfg)
+    goals = [t.query for t in load_tests("trip-booking")[:3]]
+    gen.generate(goals)
+    assert engine.prompts == [gen.prompt(g)[0] for g in goals]
+    assert engine.prompts == [gen.messages_for(g) for g in goals]
+    assert all(isinstance(p, list if chat else str) for p in engine.prompts)

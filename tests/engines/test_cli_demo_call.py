@@ -31,10 +31,23 @@ def _needs_llama():
     pytest.importorskip("llama_cpp")
 
 
-def test_call_prints_a_call_to_the_given_tool(tmp_path, capsys):
+def test_call_answers_in_the_general_format_by_default(tmp_path, capsys):
+    from toollearn.formats.answers.tool_calls import parse
+
     path = tmp_path / "tools.json"
     path.write_text(json.dumps(TOOLS))
     assert main(["call", "Weather in Oslo?", "--tools", str(path), "--threads", "1"]) == 0
+    answer = parse(capsys.readouterr().out)  # a call list, or [] and a reply: both well-formed
+    for call in answer.calls:  # the grammar admits only the listed tool with a string city
+        assert call.name == "getWeather" and isinstance(call.arguments["city"], str)
+
+
+def test_call_in_the_seal_tools_format(tmp_path, capsys):
+    path = tmp_path / "tools.json"
+    path.write_text(json.dumps(TOOLS))
+    argv = ["call", "Weather in Oslo?", "--tools", str(path), "--threads", "1",
+            "--answer-format", "seal-tools"]  # fmt: skip
+    assert main(argv) == 0
     out = json.loads(capsys.readouterr().out)
     assert out[0]["api"] == "getWeather" and isinstance(out[0]["parameters"]["city"], str)
 
@@ -44,6 +57,7 @@ def test_demo_prints_queries_calls_and_both_scorers(capsys):
     out = capsys.readouterr().out
     assert "gold" in out and "constrained :" in out
     assert "official" in out and "strict" in out and "hallucinated" in out
+    assert "Your own tools" in out and out.count("query: ") == 2  # the general format part
 
 
 def test_eval_seal_tools_on_the_sample_writes_predictions_and_scores(tmp_path, capsys):

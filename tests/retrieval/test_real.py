@@ -97,4 +97,4 @@ def test_cli_eval_retrieval_bm25_on_tooldeer(shared_data, tmp_path, capsys):
     assert "tooldeer/test" in capsys.readouterr().out
     rows = json.loads((out / "scores.json").read_text())["scores"]
     assert rows[0]["queries"] == 445 and rows[0]["pool"] == 977
-    assert sum(1 for _ in (out / "rankings.jsonl").open()) == 445
+    assert sum(1 for _ in (out / "predictions.jsonl").open()) == 445  # rankings: the records

@@ -1,4 +1,5 @@
-"""Agents: Seal-Tools multi-call, DEER decision-aware, alpha-UMi multi-role, ReAct baseline.
+"""Agents: general tool calls, Seal-Tools multi-call, DEER decision-aware, alpha-UMi
+multi-role, ReAct baseline.
 
 Every agent has `.run(query, tools=None, *, example_id="") -> Trace`.
 """
@@ -8,8 +9,10 @@ from toollearn.agents.decision import DecisionAgent
 from toollearn.agents.multi_call import MultiCallAgent
 from toollearn.agents.multi_role import MultiRoleAgent
 from toollearn.agents.react import ReActAgent
+from toollearn.agents.tool_calls import ToolCallsAgent
 
 AGENTS = {
+    "tool-calls": ToolCallsAgent,
     "multi-call": MultiCallAgent,
     "deer": DecisionAgent,
     "multi-role": MultiRoleAgent,
@@ -24,4 +27,5 @@ __all__ = [
     "MultiRoleAgent",
     "ReActAgent",
     "Recorder",
+    "ToolCallsAgent",
 ]

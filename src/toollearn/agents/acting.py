@@ -11,6 +11,7 @@ from collections.abc import Sequence
 
 from toollearn.agents.base import Recorder, call_key
 from toollearn.core.types import ErrorKind, Tool, ToolCall
+from toollearn.engines.base import Sampling
 from toollearn.envs.environment import Environment
 from toollearn.envs.result import CallResult, failed
 
@@ -48,10 +49,11 @@ def start_episode(
     query: str,
     example_id: str,
     chat: bool,
+    sampling: Sampling | None = None,
 ) -> tuple[list[Tool], Recorder, ActionRunner]:
     """Set up one looped episode: the tools shown (given, else the environment's), a reset
     environment (simulated from the shown tools when none is given), a Recorder, a runner."""
     shown = list(tools if tools is not None else (env.tools if env else []))
     env = env or Environment.simulated(shown, seed=seed)
     env.reset()
-    return shown, Recorder(query, example_id, chat), ActionRunner(env, shown)
+    return shown, Recorder(query, example_id, chat, sampling), ActionRunner(env, shown)

@@ -2,7 +2,8 @@
 
 A `Recorder` asks an engine for text and records the exact prompt and completion as a
 Step, turning engine failures into ENGINE_ERROR steps and blank outputs into EMPTY_OUTPUT
-steps, so no agent ever raises because a model misbehaved.
+steps, so no agent ever raises because a model misbehaved. Every engine call uses the run's
+`Sampling` (temperature, top-p, seed), which the finished Trace records in its meta.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from toollearn.core.errors import ToollearnError
 from toollearn.core.types import ErrorKind, Message, Step, Tool, ToolCall, Trace
+from toollearn.engines.base import Sampling
 from toollearn.envs.result import CallResult
 
 
@@ -40,12 +42,21 @@ def call_key(call: ToolCall) -> str:
 class Recorder:
     """Collects Steps of one run; `.model(...)` queries an engine and records the exchange.
 
-    chat=True sends each prompt as one user message (the model's chat template applies);
-    False sends raw text. The Step's `prompt` is the text of that message either way.
+    A str prompt goes as one user message when chat=True (the model's chat template applies)
+    or as raw text; a message list goes as it is (a final assistant message is continued).
+    The Step's `prompt` is the str prompt, or for a message list the last message's text with
+    the whole list in `data["messages"]`.
     """
 
-    def __init__(self, query: str, example_id: str = "", chat: bool = True):
+    def __init__(
+        self,
+        query: str,
+        example_id: str = "",
+        chat: bool = True,
+        sampling: Sampling | None = None,
+    ):
         self.query, self.example_id, self.chat = query, example_id, chat
+        self.sampling = sampling or Sampling()
         self.steps: list[Step] = []
         self.started = time.perf_counter()
 
@@ -65,7 +76,7 @@ class Recorder:
     def model(
         self,
         engine: Any,
-        prompt: str,
+        prompt: str | Sequence[Message],
         *,
         role: str,
         kind: str,
@@ -75,15 +86,24 @@ class Recorder:
         data: dict[str, Any] | None = None,
     ) -> str | None:
         """Ask `engine` to continue `prompt`; record it. None when there is no usable text."""
-        sent: Any = [Message("user", prompt)] if self.chat else prompt
+        extra: dict[str, Any] = {}
+        if isinstance(prompt, str):
+            sent: Any = [Message("user", prompt)] if self.chat else prompt
+        else:
+            sent = list(prompt)
+            extra["messages"] = [m.to_dict() for m in sent]
+            prompt = sent[-1].content if sent else ""
         try:
             completion = engine.complete(
-                [sent], max_tokens=max_tokens, stop=stop, temperature=0.0, constraint=constraint
-            )[0]
+                [sent], max_tokens=max_tokens, stop=stop, constraint=constraint,
+                **self.sampling.kwargs(),
+            )[0]  # fmt: skip
         except (ToollearnError, RuntimeError, ValueError, OSError) as exc:
-            self.error(role, ErrorKind.ENGINE_ERROR, f"{type(exc).__name__}: {exc}", prompt=prompt)
+            self.error(role, ErrorKind.ENGINE_ERROR, f"{type(exc).__name__}: {exc}", prompt=prompt,
+                       data=extra)  # fmt: skip
             return None
         info = {
+            **extra,
             "engine": engine_label(engine),
             "constrained": constraint is not None,
             "completion_tokens": completion.completion_tokens,
@@ -112,5 +132,6 @@ class Recorder:
 
     def finish(self, answer: str | None, **meta: Any) -> Trace:
         meta["seconds"] = round(time.perf_counter() - self.started, 3)
+        meta["sampling"] = self.sampling.to_dict()
         meta["n_errors"] = sum(1 for s in self.steps if s.error is not None)
         return Trace(self.query, tuple(self.steps), answer, self.example_id, meta)

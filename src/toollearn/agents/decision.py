@@ -1,84 +1,45 @@
 """The DEER decision-aware agent: decide whether to search, whether a tool fits, then call.
 
-1. Decision-Search: does the query need a tool at all? If not, answer directly.
+It serves the released ToolDEER format (formats.answers.deer), so a model trained on DEER's
+decision-branch data runs here unchanged:
+1. Decision-Search: the prompt is the query; the model writes `#Begin# Need to look up the API
+   Pool. #SearchAPI#` or the no-search answer (then, optionally, a free answer).
 2. Candidates: the given pool, else the retriever's top-k, else the environment's tools.
-3. Decision-Call: is one of the candidates suitable? If none, answer from own knowledge.
-4. Call: write a Python call `name(arg=...)`, parse it (ast, literals only) and execute it.
-Each decision is a `decision` Step with its value in `data`, so `Trace.decisions()` gives
-{"needs_tool", "has_suitable_tool", "tool"}. Prompts are our own (zero-shot).
+3. Decision-Call: the agent appends the pool text to the model's turn and the model continues
+   with ` #CallAPI# f(...) #APIResponse#` or ` #NoCallAPI# ... #End#`.
+4. The call is parsed (ast, literals only), executed, and its response appended with `#End#`.
+`prompting="zero-shot"` asks three questions of our own instead (Yes/No, a candidate name or
+None, the call), for models never trained on the format. Either way each decision is a
+`decision` Step, so `Trace.decisions()` gives {"needs_tool", "has_suitable_tool", "tool"}, and
+`meta["deer_text"]` holds the released-format turn as it was produced.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from typing import Any
 
 from toollearn.agents.base import Recorder, engine_label
-from toollearn.agents.constraints import choice_constraint, pycall_constraint
 from toollearn.core.errors import FormatError
-from toollearn.core.types import ErrorKind, Step, Tool, ToolCall, Trace
+from toollearn.core.types import ErrorKind, Message, Step, Tool, ToolCall, Trace
+from toollearn.decoding.constraint import choice_constraint
+from toollearn.decoding.pycall import pycall_constraint
+from toollearn.engines.base import Sampling
 from toollearn.envs.environment import Environment
+from toollearn.formats.answers import deer
 
-SEARCH_PROMPT = (
-    "You can answer a question from your own knowledge, or use an external API (a tool).\n"
-    "A tool is needed for live or personal data, a specific online service, or an action "
-    "(search a database, book, translate, convert, look up a record). General knowledge, "
-    "advice, writing and chit-chat need no tool.\n"
-    "Question: {query}\nDoes this question need a tool? Answer Yes or No."
-)
-CALL_PROMPT = (
-    "Question: {query}\nAvailable APIs:\n{pool}\n"
-    "Can one of these APIs answer the question? Reply with the name of the API that fits, "
-    "or None if no API fits."
-)
-ARGS_PROMPT = (
-    "Question: {query}\nAPI: {name}: {description}\nUsage: {signature}\n"
-    "Write the Python call of {name} that answers the question, with keyword arguments "
-    "whose values come from the question. Reply with the call only."
-)
-NONE = "None"
 FALLBACK = "fallback: the model's answer was unreadable"
-
-
-def _signature(tool: Tool) -> str:
-    from toollearn.formats.schemas.python_sig import tool_to_signature
-
-    return tool.metadata.get("signature") or tool_to_signature(tool)
-
-
-def render_pool(tools: Sequence[Tool]) -> str:
-    """One line per candidate: name, description and Python signature."""
-    return "\n".join(f"- {t.name}: {t.description} Usage: {_signature(t)}" for t in tools)
-
-
-def parse_yes_no(text: str) -> bool:
-    """The first yes/no word of an answer; FormatError when there is none."""
-    m = re.search(r"\b(yes|no)\b", text, re.IGNORECASE)
-    if not m:
-        raise FormatError(f"no Yes/No decision in {text!r:.80}")
-    return m.group(1).lower() == "yes"
-
-
-def parse_choice(text: str, names: Sequence[str]) -> str | None:
-    """The candidate named first in `text` (None for a 'None' answer); FormatError otherwise."""
-    hits = [(m.start(), n) for n in names if (m := re.search(rf"\b{re.escape(n)}\b", text))]
-    none = re.search(r"\b(none|no api|no tool)\b", text, re.IGNORECASE)
-    if hits and (not none or min(hits)[0] < none.start()):
-        return min(hits)[1]
-    if none:
-        return None
-    raise FormatError(f"no candidate name or None in {text!r:.80}")
+PROMPTING = ("released", "zero-shot")
 
 
 class DecisionAgent:
     """DEER's decision-aware agent over any engine; see the module docstring for the steps.
 
-    constrained: decode the decisions as fixed choices and the call with a Python-call
-    grammar for the chosen tool. answer: generate a free-text answer when no tool is used
-    (the benchmark skips it: it is not scored). decide_search=False skips Decision-Search
-    (recorded as a forced "Yes") to measure Decision-Call alone. retriever: anything with
-    `.search(query, k)` returning hits whose `.item` is a Tool.
+    constrained: decode under the format's grammars (decisions as fixed choices, the call
+    typed for the pool). answer: write a free-text answer when no tool is used (benchmarks
+    skip it). decide_search=False skips Decision-Search (recorded as forced) to measure
+    Decision-Call alone. retriever: anything with `.search(query, k)` returning hits whose
+    `.item` is a Tool. sampling: temperature / top-p / seed of every model call.
     """
 
     name = "deer"
@@ -94,29 +55,23 @@ class DecisionAgent:
         answer: bool = True,
         decide_search: bool = True,
         execute: bool = True,
+        prompting: str = "released",
         chat: bool = True,
         seed: int = 0,
+        sampling: Sampling | None = None,
     ):
+        if prompting not in PROMPTING:
+            raise ValueError(f"prompting must be one of {PROMPTING}, not {prompting!r}")
         self.engine, self.env, self.retriever, self.k = engine, env, retriever, k
         self.constrained, self.answer, self.execute = constrained, answer, execute
-        self.decide_search = decide_search
+        self.decide_search, self.prompting = decide_search, prompting
         self.chat, self.seed = chat, seed
+        self.sampling = sampling or Sampling(seed=seed)
 
     def config(self) -> dict[str, Any]:
         return {"agent": self.name, "engine": engine_label(self.engine), "k": self.k,
                 "constrained": self.constrained, "direct_answer": self.answer,
-                "decide_search": self.decide_search}  # fmt: skip
-
-    def _decide(self, rec: Recorder, prompt: str, options: list[str], key: str) -> str | None:
-        constraint = choice_constraint(options, key) if self.constrained else None
-        return rec.model(self.engine, prompt, role="agent", kind="thought", max_tokens=24,
-                         constraint=constraint, data={"decision": key})  # fmt: skip
-
-    def _direct_answer(self, rec: Recorder, query: str, why: str) -> str | None:
-        if not self.answer:
-            return None
-        return rec.model(self.engine, query, role="agent", kind="answer", max_tokens=128,
-                         data={"reason": why})  # fmt: skip
+                "decide_search": self.decide_search, "prompting": self.prompting}  # fmt: skip
 
     def candidates(self, query: str, tools: Sequence[Tool] | None) -> list[Tool]:
         """The pool to choose from: given tools, else retrieved, else the environment's."""
@@ -130,110 +85,169 @@ class DecisionAgent:
         self, query: str, tools: Sequence[Tool] | None = None, *, example_id: str = ""
     ) -> Trace:
         """Run the decision pipeline on one query; see the class docstring."""
-        rec = Recorder(query, example_id, self.chat)
-        cfg = self.config()
-        needs = self._search_decision(rec, query)
+        rec = Recorder(query, example_id, self.chat, self.sampling)
+        zero_shot = self.prompting == "zero-shot"
+        turn = _Turn()
+        needs = self._search_zero_shot(rec, query) if zero_shot else self._search(rec, query, turn)
         if not needs:
             answer = self._direct_answer(rec, query, "no tool needed")
-            return rec.finish(answer, **cfg, outcome="no_search")
+            return self._finish(rec, turn, answer, "no_search")
         pool = self.candidates(query, tools)
         rec.add(Step("retriever", "observation", ", ".join(t.name for t in pool),
                      data={"candidates": [t.name for t in pool]}))  # fmt: skip
-        chosen = self._call_decision(rec, query, pool) if pool else None
-        if chosen is None:
-            answer = self._direct_answer(rec, query, "no suitable tool")
-            return rec.finish(answer, **cfg, outcome="no_call")
-        call = self._write_call(rec, query, chosen)
-        if call is None or not self.execute:
-            return rec.finish(None, **cfg, outcome="call" if call else "call_format_error")
+        if not pool:
+            rec.add(Step("agent", "decision", deer.NONE, detail="no candidate tools",
+                         data={"has_suitable_tool": False, "tool": None}))  # fmt: skip
+            return self._finish(rec, turn, self._direct_answer(rec, query, "no tools"), "no_call")
+        call, outcome = (
+            self._call_zero_shot(rec, query, pool)
+            if zero_shot
+            else self._call(rec, query, pool, turn)
+        )
+        if call is None:
+            answer = None
+            if outcome == "no_call":
+                answer = self._direct_answer(rec, query, "no suitable tool")
+            return self._finish(rec, turn, answer, outcome)
+        if not self.execute:
+            return self._finish(rec, turn, None, "call")
         env = self.env or Environment.simulated(pool, seed=self.seed)
         env.reset()
         result = env.execute(call)
         rec.observe(result)
-        return rec.finish(result.observation_text(), **cfg,
-                          outcome="called" if result.ok else "call_failed")  # fmt: skip
+        turn.add(deer.response_span(result.observation_text()))
+        outcome = "called" if result.ok else "call_failed"
+        return self._finish(rec, turn, result.observation_text(), outcome)
 
-    def _search_decision(self, rec: Recorder, query: str) -> bool:
+    def _finish(self, rec: Recorder, turn: _Turn, answer: str | None, outcome: str) -> Trace:
+        extra = {"deer_text": turn.text} if turn.text else {}
+        return rec.finish(answer, **self.config(), outcome=outcome, **extra)
+
+    def _direct_answer(self, rec: Recorder, query: str, why: str) -> str | None:
+        if not self.answer:
+            return None
+        return rec.model(self.engine, query, role="agent", kind="answer", max_tokens=128,
+                         data={"reason": why})  # fmt: skip
+
+    # -- the released format ---------------------------------------------------------------
+
+    def _search(self, rec: Recorder, query: str, turn: _Turn) -> bool:
         if not self.decide_search:  # evaluate the Decision-Call stage on its own
+            turn.add(deer.SEARCH_SPAN)
             rec.add(Step("agent", "decision", "Yes", data={"needs_tool": True},
                          detail="forced: decide_search=False"))  # fmt: skip
             return True
-        text = self._decide(rec, SEARCH_PROMPT.format(query=query), ["Yes", "No"], "needs_tool")
+        constraint = deer.constraint((), "search") if self.constrained else None
+        text = rec.model(self.engine, deer.render_messages(query), role="agent", kind="thought",
+                         max_tokens=40, constraint=constraint,
+                         data={"decision": "needs_tool"})  # fmt: skip
         try:
-            needs = parse_yes_no(text or "")
+            needs, detail = deer.parse_deer(text or "").search, ""
         except FormatError as exc:  # unreadable: look for a tool rather than guess an answer
             if text is not None:
                 rec.amend_last(kind="error", error=ErrorKind.FORMAT, detail=str(exc))
-            needs, fallback = True, True
-        else:
-            fallback = False
+            needs, detail = True, FALLBACK
+        turn.add(deer.cut_model_turn(text or "") if not needs else deer.SEARCH_SPAN)
         rec.add(Step("agent", "decision", "Yes" if needs else "No", data={"needs_tool": needs},
-                     detail=FALLBACK if fallback else ""))  # fmt: skip
+                     detail=detail))  # fmt: skip
         return needs
 
-    def _call_decision(self, rec: Recorder, query: str, pool: list[Tool]) -> Tool | None:
-        names = [t.name for t in pool]
-        prompt = CALL_PROMPT.format(query=query, pool=render_pool(pool))
-        text = self._decide(rec, prompt, [*names, NONE], "has_suitable_tool")
+    def _call(
+        self, rec: Recorder, query: str, pool: list[Tool], turn: _Turn
+    ) -> tuple[ToolCall | None, str]:
+        """(the call, or None) and the outcome when there is none."""
+        turn.add(deer.pool_text(pool))
+        messages = [*deer.render_messages(query), Message("assistant", turn.text)]
+        constraint = deer.constraint(pool, "call") if self.constrained else None
+        text = rec.model(self.engine, messages, role="agent", kind="call", max_tokens=200,
+                         constraint=constraint,
+                         data={"decision": "has_suitable_tool"})  # fmt: skip
+        if text is None:  # engine failure or nothing written: no decision could be read
+            self._call_decision(rec, None, FALLBACK)
+            return None, "call_format_error"
+        turn.add(deer.cut_model_turn(text))
+        answer = deer.parse_deer(turn.text, pool)
+        if answer.call is None and not answer.error:
+            self._call_decision(rec, None, "")
+            return None, "no_call"
+        if answer.call is None or answer.error:  # unreadable: recorded, no call made
+            rec.amend_last(kind="error", error=ErrorKind.FORMAT, detail=answer.error)
+            self._call_decision(rec, answer.call.name if answer.call else None, FALLBACK)
+            return None, "call_format_error"
+        rec.amend_last(calls=(answer.call,))
+        self._call_decision(rec, answer.call.name, "")
+        return answer.call, "call"
+
+    @staticmethod
+    def _call_decision(rec: Recorder, name: str | None, detail: str) -> None:
+        rec.add(Step("agent", "decision", name or deer.NONE,
+                     data={"has_suitable_tool": name is not None, "tool": name},
+                     detail=detail))  # fmt: skip
+
+    # -- the zero-shot option --------------------------------------------------------------
+
+    def _decide(self, rec: Recorder, prompt: str, options: list[str], key: str) -> str | None:
+        constraint = choice_constraint(options, key) if self.constrained else None
+        return rec.model(self.engine, prompt, role="agent", kind="thought", max_tokens=24,
+                         constraint=constraint, data={"decision": key})  # fmt: skip
+
+    def _search_zero_shot(self, rec: Recorder, query: str) -> bool:
+        if not self.decide_search:
+            rec.add(Step("agent", "decision", "Yes", data={"needs_tool": True},
+                         detail="forced: decide_search=False"))  # fmt: skip
+            return True
+        prompt = deer.ZERO_SHOT_SEARCH.format(query=query)
+        text = self._decide(rec, prompt, ["Yes", "No"], "needs_tool")
         try:
-            name = parse_choice(text or "", names)
-            fallback = False
+            needs, detail = deer.parse_yes_no(text or ""), ""
+        except FormatError as exc:  # unreadable: look for a tool rather than guess an answer
+            if text is not None:
+                rec.amend_last(kind="error", error=ErrorKind.FORMAT, detail=str(exc))
+            needs, detail = True, FALLBACK
+        rec.add(Step("agent", "decision", "Yes" if needs else "No", data={"needs_tool": needs},
+                     detail=detail))  # fmt: skip
+        return needs
+
+    def _call_zero_shot(
+        self, rec: Recorder, query: str, pool: list[Tool]
+    ) -> tuple[ToolCall | None, str]:
+        shown = deer.pool_tools(pool)
+        names = [t.name for t in shown]
+        text = self._decide(rec, deer.zero_shot_call_prompt(query, pool), [*names, deer.NONE],
+                            "has_suitable_tool")  # fmt: skip
+        try:
+            name, detail = deer.parse_choice(text or "", names), ""
         except FormatError as exc:
             if text is not None:
                 rec.amend_last(kind="error", error=ErrorKind.FORMAT, detail=str(exc))
-            name, fallback = None, True
-        rec.add(Step("agent", "decision", name or NONE,
-                     data={"has_suitable_tool": name is not None, "tool": name},
-                     detail=FALLBACK if fallback else ""))  # fmt: skip
-        return next((t for t in pool if t.name == name), None)
+            name, detail = None, FALLBACK
+        tool = next((t for t, a in zip(pool, shown) if a.name == name), None)
+        self._call_decision(rec, tool.name if tool else None, detail)
+        if tool is None:
+            return None, "no_call"
+        call = self._write_call_zero_shot(rec, query, tool)
+        return call, "call" if call else "call_format_error"
 
-    def _write_call(self, rec: Recorder, query: str, tool: Tool) -> ToolCall | None:
-        from toollearn.formats.pycall import parse_call_lenient
-
-        alias = callable_alias(tool)  # ToolBench names like "Foo-Bar| baz" are not identifiers
-        prompt = ARGS_PROMPT.format(query=query, name=alias.name, description=tool.description,
-                                    signature=_signature(alias))  # fmt: skip
+    def _write_call_zero_shot(self, rec: Recorder, query: str, tool: Tool) -> ToolCall | None:
+        alias = deer.pool_tools([tool])[0]
         constraint = pycall_constraint([alias]) if self.constrained else None
-        text = rec.model(self.engine, prompt, role="agent", kind="call", max_tokens=160,
-                         constraint=constraint)  # fmt: skip
+        text = rec.model(self.engine, deer.zero_shot_args_prompt(query, tool), role="agent",
+                         kind="call", max_tokens=160, constraint=constraint)  # fmt: skip
         if text is None:
             return None
-        m = re.search(rf"\b{re.escape(alias.name)}\s*\(", text)
-        snippet = _balanced_call(text, m.start()) if m else text
-        try:
-            parsed = parse_call_lenient(snippet, alias)
-        except FormatError as exc:
-            rec.amend_last(kind="error", error=ErrorKind.FORMAT, detail=str(exc))
+        call, error = deer.read_zero_shot_call(text, tool)
+        if call is None:
+            rec.amend_last(kind="error", error=ErrorKind.FORMAT, detail=error)
             return None
-        call = ToolCall(tool.name, parsed.arguments)
         rec.amend_last(calls=(call,))
         return call
 
 
-def callable_alias(tool: Tool) -> Tool:
-    """The tool itself, or a copy named with a Python identifier the model can write."""
-    if tool.name.isidentifier():
-        return tool
-    name = re.sub(r"\W+", "_", tool.name).strip("_") or "api"
-    name = name if name[0].isalpha() else f"api_{name}"
-    meta = {k: v for k, v in tool.metadata.items() if k != "signature"}
-    return Tool(name, tool.description, tool.parameters, tool.responses, tool.category, meta)
+class _Turn:
+    """The released-format assistant turn as it grows (model pieces and inserted pieces)."""
 
+    def __init__(self) -> None:
+        self.text = ""
 
-def _balanced_call(text: str, start: int) -> str:
-    """The call starting at `start` up to its matching ')' (quotes respected)."""
-    depth, quote = 0, ""
-    for i in range(start, len(text)):
-        ch = text[i]
-        if quote:
-            if ch == quote and text[i - 1] != "\\":
-                quote = ""
-        elif ch in "\"'":
-            quote = ch
-        elif ch == "(":
-            depth += 1
-        elif ch == ")":
-            depth -= 1
-            if depth == 0:
-                return text[start : i + 1]
-    return text[start:]
+    def add(self, piece: str) -> None:
+        self.text += piece

@@ -10,6 +10,7 @@ from typing import Any
 from toollearn.agents.base import Recorder, engine_label
 from toollearn.core.errors import FormatError
 from toollearn.core.types import ErrorKind, Tool, Trace
+from toollearn.engines.base import Sampling
 from toollearn.envs.environment import Environment
 from toollearn.envs.plan import run_plan
 from toollearn.envs.result import to_jsonable
@@ -35,7 +36,9 @@ class MultiCallAgent:
         max_tokens: int = 512,
         chat: bool = True,
         seed: int = 0,
+        sampling: Sampling | None = None,
     ):
+        self.sampling = sampling or Sampling(seed=seed)
         self.engine, self.env, self.constrained = engine, env, constrained
         self.execute, self.max_tokens, self.chat, self.seed = execute, max_tokens, chat, seed
 
@@ -50,7 +53,7 @@ class MultiCallAgent:
         from toollearn.formats.answers.seal_tools import parse_calls, render_prompt
 
         candidates = list(tools if tools is not None else (self.env.tools if self.env else []))
-        rec = Recorder(query, example_id, self.chat)
+        rec = Recorder(query, example_id, self.chat, self.sampling)
         constraint = None
         if self.constrained and candidates:
             from toollearn.decoding.seal_tools import seal_calls_constraint

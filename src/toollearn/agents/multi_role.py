@@ -15,15 +15,13 @@ from typing import Any
 
 from toollearn.agents.acting import ActionRunner, start_episode
 from toollearn.agents.base import Recorder, engine_label
-from toollearn.agents.constraints import action_constraint, choice_constraint
 from toollearn.core.errors import FormatError
 from toollearn.core.types import ErrorKind, Message, Step, Tool, ToolCall, Trace
+from toollearn.decoding.umi import action_constraint, next_constraint
+from toollearn.engines.base import Sampling
 from toollearn.envs.environment import Environment
 from toollearn.envs.result import CallResult, failed
 from toollearn.formats.answers import umi
-
-CHOICE_PROMPT = "{prompt}\nThe thought of the next step is:\n{thought}\nWho acts next? Answer caller, conclusion or give up."  # noqa: E501
-
 
 DEFAULT_TOKENS = {"planner": 200, "caller": 160, "summarizer": 200}
 
@@ -44,12 +42,15 @@ class MultiRoleAgent:
     caller/summarizer default to the planner's engine. constrained_caller: the caller's
     output is grammar-constrained to `Action: <shown tool>` + typed JSON arguments.
     constrained_plan: the planner writes its thought freely (stopping at `Next:`), then
-    picks the next role from {caller, conclusion, give up} under a grammar; `next_policy`
+    continues its own turn `<thought> Next: ` choosing the role from {caller, conclusion, give
+    up} under a grammar (the released format, so a trained planner is served as trained);
+    `next_policy`
     (successful calls so far -> allowed roles, e.g. `require_calls(2)`) narrows that set,
     and a single allowed role is recorded as forced without asking the model. fresh_tools:
     the constrained caller may only pick tools that have not succeeded yet (for tasks that
     need each tool once). max_tokens: per-role limits. plan_fallback:
     the next role when the planner writes no readable `Next:` (recorded as FORMAT).
+    sampling: temperature / top-p / seed of every model call (recorded in the Trace).
     """
 
     name = "multi-role"
@@ -71,7 +72,9 @@ class MultiRoleAgent:
         max_tokens: dict[str, int] | None = None,
         chat: bool = True,
         seed: int = 0,
+        sampling: Sampling | None = None,
     ):
+        self.sampling = sampling or Sampling(seed=seed)
         self.planner, self.caller = planner, caller or planner
         self.summarizer, self.env = summarizer or planner, env
         self.max_steps, self.max_repeats = max_steps, max_repeats
@@ -99,8 +102,9 @@ class MultiRoleAgent:
     ) -> Trace:
         """One episode; see the class docstring for how it can end."""
         shown, rec, runner = start_episode(
-            self.env, tools, seed=self.seed, query=query, example_id=example_id, chat=self.chat
-        )
+            self.env, tools, seed=self.seed, query=query, example_id=example_id, chat=self.chat,
+            sampling=self.sampling,
+        )  # fmt: skip
         history = [Message("user", query)]
         for _ in range(self.max_steps):
             ok_calls = sum(1 for r in runner.seen.values() if r.ok)
@@ -144,7 +148,7 @@ class MultiRoleAgent:
     ) -> umi.Plan | None:
         thought = rec.model(self.planner, prompt, role="planner", kind="thought",
                             max_tokens=self.tokens["planner"],
-                            stop=["Next:", "Next :"])  # fmt: skip
+                            stop=[umi.NEXT_MARK, "Next :"])  # fmt: skip
         if thought is None and rec.steps[-1].error != ErrorKind.EMPTY_OUTPUT:
             return None  # the engine failed; an empty thought is fine, the choice follows
         thought, at = thought or "", len(rec.steps) - 1
@@ -152,13 +156,14 @@ class MultiRoleAgent:
         if len(allowed) == 1:  # nothing to choose: recorded as forced, no model call
             return self._record_plan(rec, at, umi.Plan(thought.strip(), allowed[0]), history,
                                      forced=True)  # fmt: skip
-        ask = CHOICE_PROMPT.format(prompt=prompt, thought=thought.strip())
-        choice = rec.model(self.planner, ask, role="planner", kind="thought", max_tokens=8,
-                           constraint=choice_constraint(allowed, "umi-next"),
+        turn = [Message("user", prompt), Message("assistant", umi.plan_prefill(thought))]
+        choice = rec.model(self.planner, turn, role="planner", kind="thought", max_tokens=8,
+                           constraint=next_constraint(allowed),
                            data={"decision": "next", "allowed": list(allowed)})  # fmt: skip
-        if choice is None or choice.strip() not in allowed:
+        picked = (choice or "").strip().rstrip(".")
+        if picked not in allowed:
             return None
-        return self._record_plan(rec, at, umi.Plan(thought.strip(), choice.strip()), history)
+        return self._record_plan(rec, at, umi.Plan(thought.strip(), picked), history)
 
     @staticmethod
     def _record_plan(
@@ -190,13 +195,13 @@ class MultiRoleAgent:
         thought: str,
         runner: ActionRunner,
     ) -> CallResult:
-        prompt = umi.caller_prompt(tools, history[:-1], thought)
         constraint = None
         if self.constrained_caller and tools:
             used = (
                 {r.call.name for r in runner.seen.values() if r.ok} if self.fresh_tools else set()
             )
             constraint = action_constraint([t for t in tools if t.name not in used] or tools)
+        prompt = umi.caller_prompt(tools, history[:-1], thought)
         text = rec.model(self.caller, prompt, role="caller", kind="call",
                          max_tokens=self.tokens["caller"],
                          stop=["\nObservation", "\nAssistant:"], constraint=constraint)  # fmt: skip

@@ -124,7 +124,8 @@ class App:
     """Base of the simulated apps. Subclasses define `@api` methods and `_check_search()`.
 
     `first_calls` must open every program in this order and `last_call` closes it; `result()`
-    is the criteria dict recorded by `last_call`. One App instance runs one program.
+    is the criteria dict recorded by `last_call`, including the `default_criteria` it fills
+    in. One App instance runs one program.
     """
 
     name: ClassVar[str] = ""
@@ -185,6 +186,12 @@ class App:
         params = ", ".join(f"{p}: {_type_name(h)}" for p, h in hints.items())
         doc = " ".join((inspect.getdoc(getattr(cls, name)) or "").split())
         return f"API.{name}({params})\n    {doc}"
+
+    @classmethod
+    def default_criteria(cls, criteria: dict[str, Any]) -> dict[str, Any]:
+        """The criteria `search()` fills in when a program leaves them unset, given the criteria
+        recorded so far (the one place an app's defaults live; scoring reads them too)."""
+        return {}
 
     @classmethod
     def vocabulary(cls) -> list[str]:
@@ -267,6 +274,11 @@ class App:
     def _set(self, key: str, value: Any) -> None:
         """Record one criterion (a helper for setters)."""
         self.search_criteria[key] = value
+
+    def _fill_defaults(self) -> None:
+        """Give every criterion the program left unset its `default_criteria` value."""
+        for key, value in self.default_criteria(self.search_criteria).items():
+            self.search_criteria.setdefault(key, value)
 
 
 def require(condition: bool, message: str) -> None:

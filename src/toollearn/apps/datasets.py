@@ -16,7 +16,7 @@ from toollearn.apps.base import App
 from toollearn.apps.program import Statement, Value, parse_program, program_names, run_program
 from toollearn.core.errors import DataError
 from toollearn.core.types import Example, ToolCall
-from toollearn.datagen.templates import generate, load_spec
+from toollearn.data.templates import generate, load_spec
 
 DATA = Path(__file__).parent / "data"
 SEED = 20230601

@@ -2,7 +2,8 @@
 
 Prompt = [system prompt] + the API docs retrieved for the goal (BM25 over the app's functions)
 + k demonstrations retrieved for the goal (BM25 over the demo pool) + "Task: <goal>\nAction:\n",
-laid out like ToolBench's `RagGenerator`. With `constrained=True` the engine decodes under the
+laid out like ToolBench's `RagGenerator` and rendered only by
+`toollearn.formats.answers.programs`. With `constrained=True` the engine decodes under the
 app's program grammar (`toollearn.apps.grammar`).
 """
 
@@ -15,18 +16,19 @@ from typing import Any
 from toollearn.apps.base import App
 from toollearn.core.types import Example, Message, Tool
 from toollearn.engines.base import Completion, Engine
+from toollearn.formats.answers import programs
+from toollearn.formats.answers.programs import SEPARATOR, STOP, SYSTEM_PROMPT
 
-SYSTEM_PROMPT = (
-    "You are an action generator that controls a software tool through its Python API. "
-    "Given a task, write the API calls that accomplish it.\n"
-    "Rules:\n"
-    "- Reply with code only: one call per line, written as API.function(arguments).\n"
-    "- Use only the API functions listed below, in the order the tool requires.\n"
-    "- Take every argument value from the task.\n"
-    "- No explanations, no comments, no Markdown, no text before or after the code."
-)
-SEPARATOR = "-------------"
-STOP = ("------", "Task:")
+__all__ = [
+    "CONFIGS",
+    "SEPARATOR",
+    "STOP",
+    "SYSTEM_PROMPT",
+    "ActionGenerator",
+    "Generation",
+    "GeneratorConfig",
+    "render_demo",
+]
 
 
 @dataclass(frozen=True)
@@ -54,8 +56,8 @@ CONFIGS: dict[str, GeneratorConfig] = {
 
 
 def render_demo(example: Example) -> str:
-    """A demonstration as ToolBench writes it: the task, then its action."""
-    return f"Task: {example.query}\nAction:\n{example.metadata['program']}\n"
+    """A demonstration Example as ToolBench writes it (`programs.render_demo`)."""
+    return programs.render_demo(example.query, example.metadata["program"])
 
 
 @dataclass(frozen=True)
@@ -111,26 +113,25 @@ class ActionGenerator:
     def build(self, goal: str) -> tuple[str, list[Example], list[Tool]]:
         """The prompt body (without the system prompt), the demos and the API docs it shows."""
         apis, demos = self.retrieve_apis(goal), self.retrieve_demos(goal)
-        parts = [
-            "I have the following set of API:\n\n"
-            + "\n".join(t.metadata["doc"] for t in apis)
-            + "\n"
-            + SEPARATOR
-        ]
-        if demos:
-            shown = "\n".join(render_demo(d) for d in demos)
-            parts.append("I have the following set of examples:\n\n" + shown + SEPARATOR)
-        parts.append(f"Task: {goal}\nAction:\n")
-        return "\n".join(parts), demos, apis
+        return programs.render_body(goal, _docs(apis), _pairs(demos)), demos, apis
 
     def prompt(self, goal: str) -> tuple[str | list[Message], list[Example], list[Tool]]:
-        """The engine prompt: raw text, or chat messages when `config.chat`."""
-        body, demos, apis = self.build(goal)
-        if self.config.chat:
-            msgs = [Message("system", SYSTEM_PROMPT)] if self.config.system_prompt else []
-            return msgs + [Message("user", body)], demos, apis
-        text = f"{SYSTEM_PROMPT}\n\n{body}" if self.config.system_prompt else body
-        return text, demos, apis
+        """What `generate` sends for `goal` (raw text, or chat messages when `config.chat`),
+        with the demos and API docs it shows: the single source of the prompt."""
+        apis, demos = self.retrieve_apis(goal), self.retrieve_demos(goal)
+        sent = programs.render_prompt(
+            goal,
+            _docs(apis),
+            _pairs(demos),
+            system_prompt=self.config.system_prompt,
+            chat=self.config.chat,
+        )
+        return sent, demos, apis
+
+    def messages_for(self, goal: str) -> str | list[Message]:
+        """Exactly what `generate` sends for `goal`: chat messages when `config.chat`, else the
+        raw-text prompt (a str). Pair it with `programs.render_target(program)` for training."""
+        return self.prompt(goal)[0]
 
     def generate(self, goals: Sequence[str]) -> list[Generation]:
         """One program per goal (greedy decoding, ToolBench's stop strings)."""
@@ -160,3 +161,11 @@ class ActionGenerator:
                 )
             )
         return out
+
+
+def _docs(apis: Sequence[Tool]) -> list[str]:
+    return [t.metadata["doc"] for t in apis]
+
+
+def _pairs(demos: Sequence[Example]) -> list[tuple[str, str]]:
+    return [(d.query, d.metadata["program"]) for d in demos]

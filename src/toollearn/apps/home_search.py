@@ -6,12 +6,14 @@ A program starts with `set_location` and `set_buy_or_rent`, sets criteria, and e
 
 from __future__ import annotations
 
-from typing import ClassVar, Literal
+from typing import Any, ClassVar, Literal
 
 from toollearn.apps.base import App, api, require
 
 BUY_TYPES = ("house", "townhouse", "condo", "land", "multi-family", "mobile", "co-op")
 RENT_TYPES = ("house", "townhouse", "condo", "apartment")
+# What search() records for a criterion the program leaves unset.
+DEFAULTS: dict[str, Any] = {"min_price": 0, "min_square_feet": 0}
 
 
 class HomeSearchApp(App):
@@ -21,6 +23,11 @@ class HomeSearchApp(App):
     title: ClassVar[str] = "Home Search"
     first_calls: ClassVar[tuple[str, ...]] = ("set_location", "set_buy_or_rent")
     last_call: ClassVar[str] = "search"
+
+    @classmethod
+    def default_criteria(cls, criteria: dict[str, Any]) -> dict[str, Any]:
+        """No lower bound on price or size unless the program sets one."""
+        return dict(DEFAULTS)
 
     @api
     def set_location(self, value: str) -> None:
@@ -106,9 +113,8 @@ class HomeSearchApp(App):
     @api
     def search(self) -> None:
         """Submit the criteria and search. Must be the last call."""
+        self._fill_defaults()
         c = self.search_criteria
-        c.setdefault("min_price", 0)
-        c.setdefault("min_square_feet", 0)
         for low, high in (("min_price", "max_price"), ("min_square_feet", "max_square_feet")):
             if high in c:
                 require(c[low] <= c[high], f"{low} {c[low]} is above {high} {c[high]}")

@@ -1,7 +1,16 @@
-"""Execution-judged scores of app programs: success, executability, criteria F1, complexity.
+"""Execution-judged scores of app programs: success, executability, criteria P/R/F1.
 
-A prediction succeeds when it executes and the criteria it records equal those of a label
-program (F1 = 1, as in ToolBench's evaluator); a non-executable prediction scores 0 on all.
+A prediction succeeds when it executes and the full criteria dict it records at `search()`
+equals that of a label program (defaults included: as ToolBench's evaluator). A
+non-executable prediction scores 0 on all.
+
+Criteria precision/recall/F1 count only criteria that a program set: a key is counted when its
+value differs from the app's default (`App.default_criteria`, given that program's criteria)
+in the label or in the prediction; a key where both sides hold the default (e.g. Home
+Search's `min_price` 0, which `search()` fills in for every program) is left out, so no
+program earns credit for criteria it never set. Over the counted keys, precision is the share
+of the prediction's pairs that the label has, recall the share of the label's pairs that the
+prediction has. A prediction that left a counted key at its default holds a wrong value there.
 """
 
 from __future__ import annotations
@@ -12,13 +21,33 @@ from typing import Any
 
 from toollearn.apps.base import App
 from toollearn.apps.program import run_program
-from toollearn.core.types import Example
 
 
-def criteria_prf(pred: dict[str, Any], label: dict[str, Any]) -> tuple[float, float, float]:
-    """Precision, recall and F1 of the (key, value) pairs of two criteria dicts."""
+def counted_keys(pred: dict[str, Any], label: dict[str, Any], app: type[App]) -> set[str]:
+    """The criteria that a program set: keys whose value differs from the app's default in
+    the prediction or in the label (each side's defaults computed from its own criteria)."""
+    out: set[str] = set()
+    for criteria in (pred, label):
+        defaults = app.default_criteria(criteria)
+        out.update(k for k, v in criteria.items() if k not in defaults or defaults[k] != v)
+    return out
+
+
+def criteria_prf(
+    pred: dict[str, Any], label: dict[str, Any], app: type[App] | None = None
+) -> tuple[float, float, float]:
+    """Precision, recall and F1 of the (key, value) pairs of two criteria dicts; with `app`,
+    over `counted_keys` only (pairs where both sides hold the app's default are left out)."""
     if not pred or not label:
         return 0.0, 0.0, 0.0
+    if app is not None:
+        keys = counted_keys(pred, label, app)
+        if not keys:  # nothing set on either side: only defaults, which are then equal
+            return (1.0, 1.0, 1.0) if pred == label else (0.0, 0.0, 0.0)
+        pred = {k: v for k, v in pred.items() if k in keys}
+        label = {k: v for k, v in label.items() if k in keys}
+        if not pred or not label:
+            return 0.0, 0.0, 0.0
     overlap = sum(1 for k, v in pred.items() if k in label and label[k] == v)
     if overlap == 0:
         return 0.0, 0.0, 0.0
@@ -47,7 +76,7 @@ def score_program(program: str, labels: Sequence[str], cls: type[App]) -> dict[s
         gold = run_program(label, cls)
         if not gold.executable:
             raise ValueError(f"label program does not execute: {gold.error}")
-        p, r, f1 = criteria_prf(run.criteria, gold.criteria)
+        p, r, f1 = criteria_prf(run.criteria, gold.criteria, cls)
         if f1 > best:
             best = f1
             out.update(precision=p, recall=r, f1=f1, success=run.criteria == gold.criteria)
@@ -74,13 +103,3 @@ def aggregate(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
         "criteria_f1": pct("f1"),
         "errors": dict(sorted(kinds.items())),
     }
-
-
-def complexity(cls: type[App], tests: Sequence[Example], reference: Sequence[Example]) -> float:
-    """API complexity of `tests` given `reference` programs (demos or training data)."""
-    from toollearn.evaluation.metrics.complexity import api_complexity
-
-    def names(examples: Sequence[Example]) -> list[list[str]]:
-        return [list(e.metadata["names"]) for e in examples]
-
-    return round(api_complexity(names(tests), names(reference), len(cls.vocabulary())), 2)

@@ -2,12 +2,13 @@
 
 A program first calls `select_booking_type` ("trip tickets", "hotels" or "both"), then the
 setters its booking type allows, and ends with `search()`, which checks the required calls
-of that booking type and fills defaults. The criteria recorded at `search()` are the result.
+of that booking type and fills defaults (`default_criteria`). The criteria recorded at
+`search()` are the result.
 """
 
 from __future__ import annotations
 
-from typing import ClassVar, Literal
+from typing import Any, ClassVar, Literal
 
 from toollearn.apps.base import App, Date, Loc, api, require
 
@@ -28,6 +29,25 @@ class TripBookingApp(App):
     first_calls: ClassVar[tuple[str, ...]] = ("select_booking_type",)
     last_call: ClassVar[str] = "search"
     helpers: ClassVar[tuple[str, ...]] = ("Loc", "Date")
+
+    @classmethod
+    def default_criteria(cls, criteria: dict[str, Any]) -> dict[str, Any]:
+        """Tickets: no minimum price, 1 adult. Hotels: no minimum price, 1 room. Both: the
+        trip's dates default to the stay's."""
+        kind = criteria.get("booking_type")
+        out: dict[str, Any] = {}
+        if kind in TICKETS:
+            out.update(min_price_ticket=0, num_adults=1)
+        if kind in HOTELS:
+            out.update(min_price_room=0, num_rooms=1)
+        if kind == "both":
+            for key, source in (
+                ("departure_date", "checkin_date"),
+                ("return_date", "checkout_date"),
+            ):
+                if source in criteria:
+                    out[key] = criteria[source]
+        return out
 
     def _need(self, kinds: tuple[str, ...], what: str) -> None:
         kind = self.search_criteria["booking_type"]
@@ -145,15 +165,7 @@ class TripBookingApp(App):
         kind = c["booking_type"]
         missing = [key for key in REQUIRED[kind] if key not in c]
         require(not missing, f"{kind} search is missing required criteria {missing}")
-        if kind in TICKETS:
-            c.setdefault("min_price_ticket", 0)
-            c.setdefault("num_adults", 1)
-        if kind in HOTELS:
-            c.setdefault("min_price_room", 0)
-            c.setdefault("num_rooms", 1)
-        if kind == "both":
-            c.setdefault("departure_date", c["checkin_date"])
-            c.setdefault("return_date", c["checkout_date"])
+        self._fill_defaults()
         self._check_dates(c)
 
     @staticmethod

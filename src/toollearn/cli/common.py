@@ -20,6 +20,20 @@ def add_engine_args(p: argparse.ArgumentParser) -> None:
     )
 
 
+def add_sampling_args(p: argparse.ArgumentParser) -> None:
+    """--temperature, --top-p and --seed of every model call (greedy by default)."""
+    p.add_argument("--temperature", type=float, default=0.0, help="0 = greedy (default)")
+    p.add_argument("--top-p", type=float, default=1.0, help="nucleus sampling (default 1.0)")
+    p.add_argument("--seed", type=int, default=0, help="sampling and simulated-tool seed")
+
+
+def sampling_from_args(args: argparse.Namespace) -> Any:
+    """The `engines.base.Sampling` the flags name."""
+    from toollearn.engines.base import Sampling
+
+    return Sampling(args.temperature, args.top_p, args.seed)
+
+
 def add_data_args(p: argparse.ArgumentParser, holds: str) -> None:
     """--data-root (the folder holding `holds`) and --sample (the bundled sample instead)."""
     p.add_argument(
@@ -52,16 +66,19 @@ def engine_options(spec: str, threads: int | None, **llama: Any) -> dict[str, An
     return opts
 
 
-def load_engine_spec(spec: str, threads: int | None = None) -> Any:
-    """`load_engine(spec)` with --threads applied where it means something."""
+def load_engine_spec(spec: str, threads: int | None = None, **llama: Any) -> Any:
+    """`load_engine(spec)` with --threads (and llama.cpp options) applied where they mean
+    something."""
     from toollearn.engines import load_engine
 
-    return load_engine(spec, **engine_options(spec, threads))
+    return load_engine(spec, **engine_options(spec, threads, **llama))
 
 
-def load_engines(specs: dict[str, str], threads: int | None = None) -> dict[str, Any]:
+def load_engines(
+    specs: dict[str, str], threads: int | None = None, **llama: Any
+) -> dict[str, Any]:
     """One engine per role (or any key), loading each distinct spec once."""
-    loaded = {spec: load_engine_spec(spec, threads) for spec in dict.fromkeys(specs.values())}
+    loaded = {s: load_engine_spec(s, threads, **llama) for s in dict.fromkeys(specs.values())}
     return {key: loaded[spec] for key, spec in specs.items()}
 
 

@@ -1,5 +1,6 @@
-"""`toollearn demo` (the embedded model on bundled Seal-Tools queries, free vs constrained)
-and `toollearn call` (one query against your own tools)."""
+"""`toollearn demo` (the embedded model on bundled Seal-Tools queries, free vs constrained, then
+on real Python tools in the general call format) and `toollearn call` (one query against your
+own tools)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,12 @@ import sys
 import time
 from typing import Any
 
-from toollearn.cli.common import add_engine_args, load_engine_from_args
+from toollearn.cli.common import add_engine_args, add_sampling_args, load_engine_from_args
+
+USER_TOOL_QUERIES = (
+    "Multiply 6 by 7, then add 8 to the result.",
+    "Write a short poem about the sea.",
+)
 
 
 def register(subparsers: Any) -> None:
@@ -17,26 +23,35 @@ def register(subparsers: Any) -> None:
         "demo",
         help="the embedded model answers bundled Seal-Tools queries, free vs constrained",
         description="Runs the paper's 5-candidate Seal-Tools prompts (bundled sample) through "
-        "the engine with and without the call-list constraint; nothing is executed. Prints "
-        "each query, the predicted calls and the official and strict scores.",
+        "the engine with and without the call-list constraint, prints each query, the predicted "
+        "calls and the official and strict scores; then answers two requests with the demo's "
+        "real Python tools in the general call format (calls executed, declining allowed).",
     )
-    d.add_argument("-n", "--n", type=int, default=6, help="queries (default 6)")
+    d.add_argument("-n", "--n", type=int, default=6, help="Seal-Tools queries (default 6)")
     add_engine_args(d)
     d.add_argument("--max-tokens", type=int, default=256)
     d.set_defaults(func=run_demo)
 
-    c = subparsers.add_parser("call", help="answer one query with calls to your tools")
+    c = subparsers.add_parser(
+        "call",
+        help="answer one query with calls to your tools",
+        description="One query against a tool file: the model answers in the general call "
+        "format (a JSON list of calls, or [] and a plain-text reply), constrained to the "
+        "listed tools and their argument types; --answer-format seal-tools uses the "
+        "Seal-Tools paper's prompt and call list instead. Nothing is executed (see `run`).",
+    )
     c.add_argument("query")
     c.add_argument("--tools", required=True, help="tool file (JSON or JSONL; '-' = stdin)")
-    c.add_argument(
-        "--format",
-        default="openai",
-        help="tool file format (default openai; "
-        "seal-tools, python, toolbench, tooldeer, toollearn, ...)",
-    )
+    c.add_argument("--tools-format", default="auto",
+                   help="format of --tools (default auto: told from the records; openai, "
+                   "seal-tools, python, toolbench, tooldeer, toollearn, ...)")  # fmt: skip
+    c.add_argument("--answer-format", choices=("tool-calls", "seal-tools"), default="tool-calls")
     add_engine_args(c)
+    add_sampling_args(c)
     c.add_argument("--free", action="store_true", help="no constraint")
-    c.add_argument("--allow-empty", action="store_true", help="admit [] (no call)")
+    c.add_argument("--allow-empty", action="store_true",
+                   help="seal-tools format: admit [] (no call); the general format always "
+                   "may decline")  # fmt: skip
     c.add_argument("--max-tokens", type=int, default=320)
     c.set_defaults(func=run_call)
 
@@ -50,24 +65,32 @@ def _spread(items: list, n: int) -> list:
 
 
 def run_demo(args: argparse.Namespace) -> int:
-    """Free and constrained answers on n bundled queries, then the score table."""
-    from toollearn.evaluation.runners.seal_tools import SealRunOptions, load_prompts, predict_batch
+    """Free and constrained answers on n bundled queries with their scores, then user tools."""
+    from toollearn.evaluation.runners.seal_tools import (
+        SealRunOptions,
+        load_prompts,
+        predict_jobs,
+        score_records,
+    )
 
     examples = _spread(load_prompts("test_in_domain", sample=True), max(1, args.n))
     engine = load_engine_from_args(args)
     print(f"engine {engine.name}; {len(examples)} Seal-Tools queries, 5 candidates each\n")
-    outputs: dict[str, list[str]] = {"free": [], "constrained": []}
+    records: dict[str, list[dict[str, Any]]] = {"free": [], "constrained": []}
     t0 = time.perf_counter()
     for i, ex in enumerate(examples, 1):
         print(f"[{i}/{len(examples)}] {ex.id}: {ex.query}")
         print(f"  gold        : {_calls_text(ex.calls)}")
-        for mode in ("free", "constrained"):
+        for mode in records:
             opts = SealRunOptions(constrained=mode == "constrained", max_tokens=args.max_tokens)
-            rec = predict_batch(engine, [ex], opts)[0]
-            outputs[mode].append(rec["output"])
+            rec = predict_jobs(engine, [(ex, opts)])[0]
+            records[mode].append(rec)
             print(f"  {mode:<12}: {_shown(rec['output'])}  ({rec['seconds']:.1f}s)")
         print()
-    print(demo_table(outputs, examples))
+    scores = {mode: score_records(recs, examples) for mode, recs in records.items()}
+    print(demo_table(scores))
+    print("\nYour own tools (the general call format, constrained, calls executed):")
+    user_tools_demo(engine)
     print(
         f"\n{time.perf_counter() - t0:.0f} s in all. Full test sets: toollearn eval seal-tools "
         "--split all --modes free,constrained --data-root DIR --out-root runs/NAME"
@@ -75,33 +98,31 @@ def run_demo(args: argparse.Namespace) -> int:
     return 0
 
 
-def demo_table(outputs: dict[str, list[str]], examples: list) -> str:
-    """Official and strict scores of each mode (percentages)."""
-    from toollearn.evaluation.metrics.seal_tools import official_scores, strict_scores
+def demo_table(scores: dict[str, dict[str, Any]]) -> str:
+    """Official and strict scores of each mode (percentages), from the runner's scores."""
     from toollearn.evaluation.report import format_table
-    from toollearn.evaluation.runners.seal_tools import hallucinated_names, official_gold
 
     rows = []
-    for mode, outs in outputs.items():
-        hall = hallucinated_names(outs, examples)
-        for scorer, fn, golds in (
-            ("official", official_scores, [official_gold(e) for e in examples]),
-            ("strict", strict_scores, [list(e.calls) for e in examples]),
-        ):
-            s = fn(outs, golds)
-            rows.append(
-                {
-                    "mode": mode,
-                    "scorer": scorer,
-                    "n": s["n"],
-                    "format": 100 * s["format_acc"],
-                    "tool_f1": 100 * s["tool_f1"],
-                    "param_f1": 100 * s["param_f1"],
-                    "hallucinated": hall[scorer],
-                }
-            )
+    for mode, s in scores.items():
+        for scorer in ("official", "strict"):
+            top = s[scorer]["all"]
+            rows.append({"mode": mode, "scorer": scorer, "n": top["n"],
+                         "format": 100 * top["format_acc"], "tool_f1": 100 * top["tool_f1"],
+                         "param_f1": 100 * top["param_f1"],
+                         "hallucinated": s["hallucinated_tools"][scorer]})  # fmt: skip
     cols = ["mode", "scorer", "n", "format", "tool_f1", "param_f1", "hallucinated"]
     return format_table(rows, cols, floatfmt=".1f")
+
+
+def user_tools_demo(engine: Any) -> None:
+    """The general tool-calling agent on the demo's real @tool functions."""
+    from toollearn.agents import ToolCallsAgent
+    from toollearn.agents.show import format_trace
+    from toollearn.envs.demo import demo_env
+
+    agent = ToolCallsAgent(engine, demo_env(), max_steps=3)
+    for query in USER_TOOL_QUERIES:
+        print(format_trace(agent.run(query)), end="\n\n")
 
 
 def _calls_text(calls) -> str:
@@ -122,31 +143,36 @@ def _shown(text: str) -> str:
 
 
 def run_call(args: argparse.Namespace) -> int:
-    """One query: the Seal-Tools prompt over the given tools, the answer and its calls."""
+    """One query in the chosen answer format: the model's text, then its calls (stderr)."""
+    from toollearn.cli.common import sampling_from_args
     from toollearn.core.errors import FormatError
-    from toollearn.decoding.seal_tools import seal_calls_constraint
-    from toollearn.engines import user
-    from toollearn.formats.answers.seal_tools import parse_calls, render_prompt
+    from toollearn.formats.answers import seal_tools, tool_calls
     from toollearn.formats.convert import read_tools
-    from toollearn.formats.pycall import render_call
 
-    tools = read_tools(args.tools, args.format)
-    if not tools:
-        print("toollearn: error: no tools in " + args.tools, file=sys.stderr)
+    tools = read_tools(args.tools, args.tools_format)
+    seal = args.answer_format == "seal-tools"
+    if seal and not tools:
+        print("toollearn: error: the seal-tools format needs tools; none in " + args.tools,
+              file=sys.stderr)  # fmt: skip
         return 1
-    constraint = None if args.free else seal_calls_constraint(tools, args.allow_empty)
+    if seal:
+        prompt = seal_tools.render_messages(args.query, tools)
+        constraint = None if args.free else seal_tools.constraint(tools, args.allow_empty)
+    else:
+        prompt = tool_calls.render_messages(args.query, tools)
+        constraint = None if args.free else tool_calls.constraint(tools)
     engine = load_engine_from_args(args)
-    prompt = user(render_prompt(args.query, tools))
-    out = engine.complete([prompt], max_tokens=args.max_tokens, constraint=constraint)[0]
+    out = engine.complete([prompt], max_tokens=args.max_tokens, constraint=constraint,
+                          **sampling_from_args(args).kwargs())[0]  # fmt: skip
     if out.error:
         print(f"toollearn: error: {out.error}", file=sys.stderr)
         return 1
     print(out.text)
     try:
-        calls = parse_calls(out.text)
+        calls = seal_tools.parse_calls(out.text) if seal else tool_calls.parse(out.text).calls
     except FormatError as exc:
         print(f"# not a call list: {exc}", file=sys.stderr)
         return 1
-    for call in calls:
-        print("# " + render_call(call), file=sys.stderr)
+    print("# " + ("; ".join(_calls_text([c]) for c in calls) if calls else "no call"),
+          file=sys.stderr)  # fmt: skip
     return 0

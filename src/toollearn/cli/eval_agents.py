@@ -19,6 +19,7 @@ from toollearn.cli.common import (
 
 def register_eval(eval_sub: Any) -> None:
     """Add `toollearn eval deer` and `toollearn eval stepwise`."""
+    from toollearn.agents.decision import PROMPTING
     from toollearn.evaluation.runners.deer import SPLITS
     from toollearn.evaluation.runners.stepwise import MODES
 
@@ -43,6 +44,10 @@ def register_eval(eval_sub: Any) -> None:
     p.add_argument("--skip-search", action="store_true",
                    help="assume every query needs a tool (forced, recorded) to score "
                    "Decision-Call alone")  # fmt: skip
+    p.add_argument("--prompting", choices=PROMPTING, default="released",
+                   help="released: ToolDEER's own format (#Begin#/#SearchAPI#/#CallAPI#, "
+                   "what a model trained on DEER data writes); zero-shot: three questions of "
+                   "our own")  # fmt: skip
     add_data_args(p, "tooldeer/")
     add_engine_args(p)
     add_run_args(p)
@@ -63,6 +68,13 @@ def register_eval(eval_sub: Any) -> None:
     s.add_argument("--max-tokens", type=int, default=None,
                    help="one generation limit for every role (default: planner 128, caller 96, "
                    "summarizer 128, single 160)")  # fmt: skip
+    s.add_argument("--free", action="store_true",
+                   help="no grammars (default: the planner's role choice and the caller's "
+                   "action are constrained, as in the agents)")  # fmt: skip
+    s.add_argument("--context", type=int, default=4096,
+                   help="context size in tokens; longer histories are cut from the left, "
+                   "keeping the instructions, tools, task and latest turns "
+                   "(default 4096)")  # fmt: skip
     add_engine_args(s)
     add_run_args(s)
     s.set_defaults(func=run_stepwise_cli)
@@ -84,15 +96,19 @@ def run_deer_cli(args: argparse.Namespace) -> int:
               "limit": args.limit, "engine": args.engine, "constrained": args.constrained,
               "seed": args.seed, "agent": "deer", "answer": False,
               "skip_search": args.skip_search}  # fmt: skip
+    if args.prompting != "zero-shot":  # the runs made before the released format were zero-shot
+        config["prompting"] = args.prompting
     writer = RunWriter(Path(args.out), with_shard(config, shard))
     engine = load_engine_from_args(args)
+    writer.record_engine(engine)
     agent = DecisionAgent(engine, constrained=args.constrained, answer=False, seed=args.seed,
-                          decide_search=not args.skip_search)  # fmt: skip
+                          decide_search=not args.skip_search,
+                          prompting=args.prompting)  # fmt: skip
     t0 = time.perf_counter()
     records = deer.run_deer(agent, examples, writer)
     scores = deer.score_records(records, examples)
     path = writer.write_scores(scores, {"wall_seconds_predict": round(time.perf_counter() - t0, 1)})
-    label = f"{args.engine} ({'constrained' if args.constrained else 'free'}"
+    label = f"{args.engine} ({args.prompting}, {'constrained' if args.constrained else 'free'}"
     label += ", search forced)" if args.skip_search else ")"
     print(format_table(deer.summary_rows(scores, args.split, label), deer.COLUMNS, ".1f"))
     print(f"errors: {scores['errors']}; {scores['run']}", file=sys.stderr)
@@ -109,7 +125,7 @@ def run_stepwise_cli(args: argparse.Namespace) -> int:
     from toollearn.evaluation.runners.base import RunWriter, parse_shard, take_shard, with_shard
 
     file = Path(args.file) if args.file else DEMO_TRAJECTORIES
-    trajectories = read_trajectories(file)
+    trajectories = read_trajectories(stepwise.trajectory_file(file))
     cases, skipped = stepwise.step_cases(trajectories)
     if args.limit is not None:
         cases = cases[: args.limit]
@@ -117,13 +133,18 @@ def run_stepwise_cli(args: argparse.Namespace) -> int:
     cases = take_shard(cases, shard)
     specs = {r: getattr(args, r) or args.engine for r in ("planner", "caller", "summarizer")}
     tokens = dict.fromkeys(stepwise.TOKENS, args.max_tokens) if args.max_tokens else {}
-    config = {"benchmark": "stepwise", "file": str(file), "mode": args.mode,
+    limits = {**stepwise.TOKENS, **tokens}
+    opts = stepwise.StepwiseOptions(not args.free, args.context, tuple(limits.items()))
+    shown_file = "builtin:demo" if args.file is None else str(file)
+    config = {"benchmark": "stepwise", "file": shown_file, "mode": args.mode,
               "limit": args.limit, "engines": specs, "seed": args.seed,
-              "max_tokens": {**stepwise.TOKENS, **tokens}}  # fmt: skip
+              "max_tokens": limits, "constrained": opts.constrained,
+              "context": opts.context}  # fmt: skip
     writer = RunWriter(Path(args.out), with_shard(config, shard))
-    roles = load_engines(specs, args.threads)
+    roles = load_engines(specs, args.threads, n_ctx=args.context)
+    writer.record_engine(roles)
     t0 = time.perf_counter()
-    records = stepwise.run_stepwise(cases, roles, args.mode, writer, tokens)
+    records = stepwise.run_stepwise(cases, roles, args.mode, writer, opts)
     scores = stepwise.score_records(records)
     scores["skipped_gold_steps"] = skipped
     path = writer.write_scores(scores, {"wall_seconds_predict": round(time.perf_counter() - t0, 1)})

@@ -49,6 +49,13 @@ def register_eval(eval_sub: Any) -> None:
         help=f"comma-separated subset of {','.join(CONFIGS)} (default: all)",
     )
     p.add_argument("--apps", default="home-search,trip-booking", help="comma-separated apps")
+    p.add_argument(
+        "--rescore",
+        metavar="REASON",
+        default=None,
+        help="no model: score every finished run under OUT/<app>/<config>/ again from its "
+        "predictions, note REASON in each scores.json and rewrite OUT/table.md",
+    )
     _common(p)
     p.set_defaults(func=run_table_cmd)
 
@@ -71,8 +78,11 @@ def run(args: argparse.Namespace) -> int:
 def run_table_cmd(args: argparse.Namespace) -> int:
     """Both apps, every configuration, the Markdown table."""
     from toollearn.apps.generator import CONFIGS
-    from toollearn.evaluation.runners.apps import run_table
+    from toollearn.evaluation.runners.apps import rescore_table, run_table
 
+    if args.rescore is not None:
+        print(rescore_table(args.out, args.rescore))
+        return 0
     configs = [c.strip() for c in args.configs.split(",") if c.strip()]
     unknown = [c for c in configs if c not in CONFIGS]
     if unknown:

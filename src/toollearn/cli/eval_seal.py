@@ -62,6 +62,13 @@ def register_eval(eval_sub: Any) -> None:
         "tools from the full 4,076-tool pool (gold tools it missed are recorded)",
     )
     p.add_argument("--max-tokens", type=int, default=320)
+    p.add_argument(
+        "--no-retry",
+        action="store_true",
+        help="keep constrained answers cut off by --max-tokens as they are (default: generate "
+        "them again with calls and strings capped, so every answer completes; the run config "
+        "records the policy and scores.json counts the retried answers)",
+    )
     p.add_argument("--stop", action="append", default=[], help="stop string (repeatable)")
     p.add_argument(
         "--batch-size",
@@ -134,6 +141,7 @@ def run(args: argparse.Namespace) -> int:
             batch_size=args.batch_size or (16 if args.engine.startswith("llama") else 8),
             seed=args.seed,
             candidates=args.candidates,
+            retry=not args.no_retry,
         )
         config = {
             "benchmark": "seal-tools",
@@ -151,6 +159,8 @@ def run(args: argparse.Namespace) -> int:
     else:
         llama_opts = engine_options(args.engine, args.threads, n_seq=args.n_seq or 16)
         engine = load_engine(args.engine, **llama_opts)
+        for writer, _ in runs:
+            writer.record_engine(engine)
         all_records = run_seal_modes(engine, examples, runs)
     wall = round(time.perf_counter() - t0, 1)
     for (writer, _), records in zip(runs, all_records):

@@ -180,26 +180,16 @@ COLUMNS = [
 def run_eval(args: argparse.Namespace) -> int:
     from toollearn.core.errors import DataError
     from toollearn.evaluation.report import format_table
-    from toollearn.evaluation.runners.base import run_metadata
+    from toollearn.evaluation.runners.retrieval import run_retrieval
     from toollearn.retrieval import IndexFields
-    from toollearn.retrieval.evaluate import evaluate
 
     root = args.data_root or os.environ.get("TOOLLEARN_DATA")
     if not root:
         raise DataError("no data root: pass --data-root DIR or set $TOOLLEARN_DATA")
     methods = [m.strip() for m in args.methods.split(",") if m.strip()]
     fields = IndexFields.parse(args.fields) if args.fields else IndexFields()
-    rows, rankings, info = evaluate(
-        args.dataset, root, methods, index_root=args.index_dir, fields=fields
-    )
     out = Path(args.out or f"runs/retrieval-{args.dataset}")
-    out.mkdir(parents=True, exist_ok=True)
-    with (out / "rankings.jsonl").open("w", encoding="utf-8") as fh:
-        for rec in rankings:
-            fh.write(json.dumps(rec, ensure_ascii=False) + "\n")
-    config = {"dataset": args.dataset, "methods": methods, "fields": fields.to_dict()}
-    payload = {"scores": rows, "build": info, **run_metadata(config)}
-    (out / "scores.json").write_text(json.dumps(payload, indent=2) + "\n")
+    rows, path = run_retrieval(args.dataset, root, methods, out, args.index_dir, fields)
     print(format_table(rows, COLUMNS))
-    print(f"\nwrote {out / 'scores.json'} and {out / 'rankings.jsonl'}")
+    print(f"\nwrote {path} and {out / 'predictions.jsonl'} (rankings)")
     return 0

@@ -8,9 +8,14 @@ import json
 import sys
 from typing import Any
 
-from toollearn.cli.common import add_engine_args, load_engine_spec
+from toollearn.cli.common import (
+    add_engine_args,
+    add_sampling_args,
+    load_engine_spec,
+    sampling_from_args,
+)
 
-AGENT_NAMES = ("multi-role", "react", "deer", "multi-call")
+AGENT_NAMES = ("tool-calls", "multi-role", "react", "deer", "multi-call")
 
 
 def register(subparsers: Any) -> None:
@@ -21,11 +26,15 @@ def register(subparsers: Any) -> None:
         description="Run one agent on one query against executable tools and print the Trace "
         "(decisions, calls, observations, errors, answer). Tools: the built-in demo tools "
         "(default; real Python functions), a Python module's @tool functions (--module), or a "
-        "tool file whose tools are simulated from their declared responses (--tools).",
+        "tool file whose tools are simulated from their declared responses (--tools). Agents: "
+        "tool-calls (default: the general JSON call format, several calls per turn, results "
+        "fed back, free to decline), multi-role (alpha-UMi), react, deer, multi-call "
+        "(Seal-Tools).",
     )
     p.add_argument("query")
-    p.add_argument("--agent", choices=AGENT_NAMES, default="multi-role")
+    p.add_argument("--agent", choices=AGENT_NAMES, default="tool-calls")
     add_engine_args(p)
+    add_sampling_args(p)
     p.add_argument("--planner", default=None, help="multi-role: planner engine (default --engine)")
     p.add_argument("--caller", default=None, help="multi-role: caller engine (default --engine)")
     p.add_argument("--summarizer", default=None, help="multi-role: summarizer engine spec")
@@ -33,7 +42,9 @@ def register(subparsers: Any) -> None:
     src.add_argument("--tools", default=None, help="a tool file (simulated execution)")
     src.add_argument("--module", default=None, help="import MODULE and use its @tool functions")
     p.add_argument(
-        "--tools-format", default="toollearn", help="format of --tools (see `tools convert`)"
+        "--tools-format",
+        default="auto",
+        help="format of --tools (default auto: told from the records; see `tools convert`)",
     )
     p.add_argument("--only", default=None, help="comma-separated tool names to show the agent")
     p.add_argument("--free", action="store_true", help="no grammar constraints")
@@ -80,23 +91,29 @@ def build_agent(args: argparse.Namespace, env: Any) -> Any:
             cache[spec] = load_engine_spec(spec, args.threads)
         return cache[spec]
 
-    constrained = not args.free
+    constrained, sampling = not args.free, sampling_from_args(args)
+    common = {"seed": args.seed, "sampling": sampling}
     if args.agent == "multi-role":
         return agents.MultiRoleAgent(
             engine("planner"), engine("caller"), engine("summarizer"), env,
             max_steps=args.max_steps, constrained_caller=constrained,
-            constrained_plan=args.constrain_plan,
+            constrained_plan=args.constrain_plan, **common,
         )  # fmt: skip
     if args.agent == "react":
-        return agents.ReActAgent(engine(None), env, max_steps=args.max_steps)
+        return agents.ReActAgent(engine(None), env, max_steps=args.max_steps,
+                                 constrained=constrained, **common)  # fmt: skip
     if args.agent == "deer":
         retriever = None
         if len(env.tools) > 5 and not args.only:  # DEER looks its 5-tool pool up
             from toollearn.retrieval import ToolRetriever
 
             retriever = ToolRetriever(env.tools, args.retriever)
-        return agents.DecisionAgent(engine(None), env, retriever=retriever, constrained=constrained)
-    return agents.MultiCallAgent(engine(None), env, constrained=constrained)
+        return agents.DecisionAgent(engine(None), env, retriever=retriever,
+                                    constrained=constrained, **common)  # fmt: skip
+    if args.agent == "multi-call":
+        return agents.MultiCallAgent(engine(None), env, constrained=constrained, **common)
+    return agents.ToolCallsAgent(engine(None), env, constrained=constrained,
+                                 max_steps=args.max_steps, **common)  # fmt: skip
 
 
 def run(args: argparse.Namespace) -> int:

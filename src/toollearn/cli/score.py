@@ -1,11 +1,17 @@
-"""`toollearn score`: score a predictions JSONL against a dataset and print a table.
+"""`toollearn score`: score predictions against a dataset, or recompute a run directory.
 
-Predictions are JSON lines {"id": ..., "output": "<raw model text>"}. An example without a
-prediction is scored as an empty output (a format failure); a prediction whose id is not in
-the dataset is an error. Metrics: `official` / `strict` (Seal-Tools), `deer` (the output is
-read with formats.answers.deer.parse_deer), `stepwise` (alpha-UMi; --dataset is then a
-trajectory JSON file and ids are "<trajectory id>:<turn index>", as the stepwise runner
-writes them; its records' parsed `pred` are used as they are).
+`--run DIR` recomputes any benchmark run's scores (Seal-Tools, DEER, stepwise, apps) from the
+raw model text its records keep; `--check` compares them with its scores.json.
+
+`--dataset D --predictions F --metric M`: predictions are JSON lines {"id": ...,
+"output": "<raw model text>"}. An example without a prediction is scored as an empty output
+(a format failure); a prediction whose id is not in the dataset is an error. Metrics:
+`official` / `strict` (Seal-Tools), `deer` (a released-format `output`, or the raw texts of a
+DEER run's records), `stepwise` (alpha-UMi; --dataset is then a trajectory JSON file and ids
+are "<trajectory id>:<turn index>", as the stepwise runner writes them; records holding the
+runner's raw `texts` are re-read from them).
+
+Scoring itself lives in the runners (evaluation/runners/*); this module only reads and prints.
 """
 
 from __future__ import annotations
@@ -19,6 +25,7 @@ from typing import Any
 from toollearn.core.errors import DataError
 
 METRICS = ("official", "strict", "deer", "stepwise")
+NOTE_MISSING = "note: {n} examples had no prediction (scored as empty)"
 SEAL_COLUMNS = [
     "n",
     ("format_acc", "format"),
@@ -35,18 +42,30 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     """Add the `score` command."""
     p = subparsers.add_parser(
         "score",
-        help="score a predictions JSONL against a dataset",
+        help="score predictions against a dataset, or recompute a run directory's scores",
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument(
+        "--run",
+        default=None,
+        metavar="DIR",
+        help="a run directory (config.json + predictions.jsonl) of any benchmark: recompute "
+        "its scores from the raw model text",
+    )
+    p.add_argument("--check", action="store_true",
+                   help="with --run: compare with the run's scores.json, exit 1 on any "
+                   "difference")  # fmt: skip
+    p.add_argument("--write", default=None, metavar="REASON",
+                   help="with --run: replace the run's scores with the recomputed ones (after "
+                   "a scorer fix), noting REASON")  # fmt: skip
+    p.add_argument(
         "--dataset",
-        required=True,
         help="dataset spec (seal-tools-prompts/test_in_domain, tooldeer/test, sample/...) "
         "or, for stepwise, a trajectory JSON file",
     )
-    p.add_argument("--predictions", required=True, help='JSONL of {"id", "output"} records')
-    p.add_argument("--metric", required=True, choices=METRICS)
+    p.add_argument("--predictions", help='JSONL of {"id", "output"} records')
+    p.add_argument("--metric", choices=METRICS)
     p.add_argument("--data-root", help="data folder (default: $TOOLLEARN_DATA)")
     p.add_argument(
         "--step-style",
@@ -88,45 +107,26 @@ def align(records: dict[str, dict[str, Any]], ids: list[str], path: str) -> list
 
 
 def score_seal(examples: list, outputs: list[str], metric: str) -> dict[str, Any]:
-    """Official or strict scores by group (all / easy / difficult / nested), strict with errors."""
-    from toollearn.evaluation.metrics.seal_errors import seal_error_analysis
-    from toollearn.evaluation.metrics.seal_tools import (
-        difficulty_from_id,
-        official_gold,
-        official_scores,
-        scores_by_group,
-        strict_scores,
-    )
-    from toollearn.formats.answers.seal_tools import calls_to_seal
+    """The runner's Seal-Tools scores of these outputs; the chosen scorer's groups, with the
+    strict error analysis."""
+    from toollearn.evaluation.runners.seal_tools import score_records
 
-    levels = [ex.difficulty or difficulty_from_id(ex.id) for ex in examples]
-    if metric == "official":
-        golds = [
-            official_gold(ex.metadata["target"])
-            if isinstance(ex.metadata.get("target"), str)
-            else calls_to_seal(ex.calls)
-            for ex in examples
-        ]
-        return {"groups": scores_by_group(official_scores, outputs, golds, levels)}
-    golds = [list(ex.calls) for ex in examples]
-    result: dict[str, Any] = {"groups": scores_by_group(strict_scores, outputs, golds, levels)}
-    result["errors"] = seal_error_analysis(outputs, examples)
+    records = [{"id": ex.id, "output": text} for ex, text in zip(examples, outputs)]
+    scores = score_records(records, examples)
+    result: dict[str, Any] = {"groups": scores[metric]}
+    if metric == "strict":
+        result["errors"] = scores["errors"]
     return result
 
 
-def score_deer(examples: list, outputs: list[str]) -> dict[str, Any]:
-    """DEER decision metrics; an unreadable answer is a prediction with no decision."""
-    from toollearn.core.errors import FormatError
-    from toollearn.evaluation.metrics.deer import DeerPrediction, deer_scores
-    from toollearn.formats.answers.deer import parse_deer
+def score_deer(examples: list, records: list[dict[str, Any]]) -> dict[str, Any]:
+    """DEER decision metrics, each record read by the runner (a released-format `output`, or
+    a zero-shot run's raw texts); an unreadable answer is a prediction with no decision."""
+    from toollearn.evaluation.runners.deer import score_records
 
-    preds = []
-    for text, ex in zip(outputs, examples):
-        try:
-            preds.append(DeerPrediction.from_answer(parse_deer(text, ex.tools)))
-        except FormatError:
-            preds.append(DeerPrediction(None))
-    return {"scores": deer_scores(preds, examples)}
+    filled = [rec or {"id": ex.id, "output": ""} for ex, rec in zip(examples, records)]
+    scores = score_records(filled, examples)
+    return {"scores": {k: v for k, v in scores.items() if k not in ("errors", "run")}}
 
 
 def _score_stepwise(args: argparse.Namespace, records: dict[str, dict]) -> tuple[dict, int]:
@@ -149,7 +149,11 @@ def _score_stepwise(args: argparse.Namespace, records: dict[str, dict]) -> tuple
 
 
 def run(args: argparse.Namespace) -> int:
-    """Load, align, score, print."""
+    """Recompute a run directory, or load, align, score and print predictions."""
+    if args.run:
+        return run_directory(args)
+    if not (args.dataset and args.predictions and args.metric):
+        raise DataError("give --run DIR, or --dataset, --predictions and --metric")
     records = read_predictions(args.predictions)
     if args.metric == "stepwise":
         result, missing = _score_stepwise(args, records)
@@ -159,23 +163,39 @@ def run(args: argparse.Namespace) -> int:
         examples = load_examples(args.dataset, args.data_root)
         aligned = align(records, [ex.id for ex in examples], args.predictions)
         missing = sum(1 for rec in aligned if not rec)
-        outputs = [rec.get("output") or "" for rec in aligned]
         if args.metric == "deer":
-            result = score_deer(examples, outputs)
+            result = score_deer(examples, aligned)
         else:
+            outputs = [rec.get("output") or "" for rec in aligned]
             result = score_seal(examples, outputs, args.metric)
     result = {"metric": args.metric, "dataset": args.dataset, "missing": missing, **result}
-    if args.json:
-        print(json.dumps(result, indent=2, ensure_ascii=False))
-    else:
-        print(render(result))
+    print(json.dumps(result, indent=2, ensure_ascii=False) if args.json else render(result))
     if missing:
-        print(f"note: {missing} examples had no prediction (scored as empty)", file=sys.stderr)
+        print(NOTE_MISSING.format(n=missing), file=sys.stderr)
+    return 0
+
+
+def run_directory(args: argparse.Namespace) -> int:
+    """`--run DIR`: recompute, print; --check compares with scores.json, --write replaces it."""
+    from toollearn.evaluation.rescore import compare, rescore_run, rewrite_scores
+
+    if args.write:
+        scores = rewrite_scores(args.run, args.write, args.data_root)
+        print(f"rewrote {Path(args.run) / 'scores.json'}", file=sys.stderr)
+    else:
+        scores = rescore_run(args.run, args.data_root)
+    print(json.dumps(scores, indent=2, ensure_ascii=False))
+    if args.check:
+        diffs = compare(args.run, args.data_root)
+        for line in diffs:
+            print(f"differs: {line}", file=sys.stderr)
+        print(f"{len(diffs)} differences from {Path(args.run) / 'scores.json'}", file=sys.stderr)
+        return 1 if diffs else 0
     return 0
 
 
 def render(result: dict[str, Any]) -> str:
-    """The plain-text report of a `run` result (rates as percentages)."""
+    """The plain-text report of a dataset scoring (rates as percentages)."""
     from toollearn.evaluation.report import format_table, metric_table
 
     metric = result["metric"]

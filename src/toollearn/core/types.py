@@ -7,7 +7,7 @@ Nothing here knows about engines, prompts or files. Every type has `to_dict()` a
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from enum import Enum
 from typing import Any
 
@@ -15,6 +15,29 @@ JSON_TYPES = ("string", "integer", "number", "boolean", "array", "object", "null
 
 # Seal-Tools names the k-th response of a calling list "API_call_k" (numbered across calls).
 _RESPONSE_ID = re.compile(r"^API_call_(\d+)$")
+
+
+def freeze(value: Any) -> Any:
+    """A hashable stand-in for a JSON-like value that hashes equal whenever values compare
+    equal (dicts become frozensets of items, lists and tuples tuples; numbers keep Python's
+    numeric hash, so 1, 1.0 and True agree as `==` says they do)."""
+    if isinstance(value, dict):
+        return frozenset((k, freeze(v)) for k, v in value.items())
+    if isinstance(value, list | tuple):
+        return tuple(freeze(v) for v in value)
+    if isinstance(value, set | frozenset):
+        return frozenset(freeze(v) for v in value)
+    try:
+        hash(value)
+    except TypeError:
+        return repr(value)
+    return value
+
+
+def content_hash(self: Any) -> int:
+    """`__hash__` of the frozen dataclasses below that hold dicts: by content, consistent with
+    the field-by-field `==` dataclasses generate (equal objects hash equal)."""
+    return hash((type(self).__name__, *(freeze(getattr(self, f.name)) for f in fields(self))))
 
 
 def empty_schema() -> dict[str, Any]:
@@ -32,14 +55,14 @@ class Tool:
     `category` is the field/cluster ("Field/Sub-field" in Seal-Tools).
     """
 
+    __hash__ = content_hash
+
     name: str
     description: str = ""
     parameters: dict[str, Any] = field(default_factory=empty_schema)
     responses: dict[str, Any] = field(default_factory=dict)
     category: str = ""
     metadata: dict[str, Any] = field(default_factory=dict)
-
-    __hash__ = object.__hash__  # identity hash: dict fields are not hashable
 
     @property
     def properties(self) -> dict[str, Any]:
@@ -126,12 +149,12 @@ class ToolCall:
     """One call: a tool name, its arguments (values may be `Ref`s), an id, and the ids
     under which its outputs can be referenced later (Seal-Tools `responses`)."""
 
+    __hash__ = content_hash
+
     name: str
     arguments: dict[str, Any] = field(default_factory=dict)
     id: str = ""
     responses: tuple[str, ...] = ()
-
-    __hash__ = object.__hash__
 
     def refs(self) -> list[Ref]:
         """The nested references among this call's argument values (top level and inside)."""
@@ -216,6 +239,8 @@ class Example:
     difficulty: "easy" (one call) / "difficult" (several), or a dataset's own label.
     """
 
+    __hash__ = content_hash
+
     id: str
     query: str
     tools: tuple[Tool, ...] = ()
@@ -226,8 +251,6 @@ class Example:
     split: str = ""
     difficulty: str = ""
     metadata: dict[str, Any] = field(default_factory=dict)
-
-    __hash__ = object.__hash__
 
     @property
     def nested(self) -> bool:
@@ -311,6 +334,8 @@ class Step:
     prompt/content: the exact text in and out of the model (so Traces become training data).
     """
 
+    __hash__ = content_hash
+
     role: str
     kind: str
     content: str = ""
@@ -320,8 +345,6 @@ class Step:
     error: ErrorKind | None = None
     detail: str = ""
     data: dict[str, Any] = field(default_factory=dict)
-
-    __hash__ = object.__hash__
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -356,13 +379,13 @@ class Trace:
     """The record of one agent run on one query: every step, the final answer, the calls
     made, and the errors met. `meta` holds the agent/engine config and timings."""
 
+    __hash__ = content_hash
+
     query: str
     steps: tuple[Step, ...] = ()
     answer: str | None = None
     example_id: str = ""
     meta: dict[str, Any] = field(default_factory=dict)
-
-    __hash__ = object.__hash__
 
     @property
     def calls(self) -> list[ToolCall]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 CONSTRAINT_KINDS = ("gbnf", "json_schema", "regex")
@@ -25,3 +26,13 @@ class Constraint:
             raise ValueError(f"unknown constraint kind {self.kind!r}; use one of {kinds}")
         if not self.grammar.strip():
             raise ValueError("a constraint needs a non-empty grammar")
+
+
+def choice_constraint(options: Sequence[str], name: str = "choice") -> Constraint:
+    """A grammar admitting exactly one of `options` (yes/no, a tool name, a role)."""
+    from toollearn.decoding.gbnf import gbnf_alternatives, gbnf_literal
+
+    if not options:
+        raise ValueError("choice_constraint needs at least one option")
+    root = gbnf_alternatives([gbnf_literal(o) for o in options])
+    return Constraint("gbnf", f"root ::= {root}\n", name=name)

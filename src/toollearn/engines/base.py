@@ -12,7 +12,8 @@ if TYPE_CHECKING:
     from toollearn.decoding.constraint import Constraint
 
 # A str prompt is raw text fed as-is; a message list is rendered with the model's own chat
-# template (the one templating path every engine follows).
+# template (formats.chat, the one templating path every engine follows). A message list that
+# ends with an assistant message asks the model to continue that message (a prefill).
 Prompt = Union[str, Sequence[Message]]  # noqa: UP007 - runtime alias, py3.10
 
 
@@ -47,9 +48,31 @@ class Engine(Protocol):
         max_tokens: int = 256,
         stop: Sequence[str] = (),
         temperature: float = 0.0,
+        top_p: float = 1.0,
         seed: int = 0,
         constraint: Constraint | None = None,
     ) -> list[Completion]: ...
+
+
+@dataclass(frozen=True)
+class Sampling:
+    """Decoding settings an agent passes to every engine call (and records in its Trace):
+    temperature 0 is greedy; top_p is nucleus sampling; seed makes sampling repeatable."""
+
+    temperature: float = 0.0
+    top_p: float = 1.0
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        if self.temperature < 0 or not 0 < self.top_p <= 1:
+            raise ValueError("temperature must be >= 0 and top_p in (0, 1]")
+
+    def kwargs(self) -> dict[str, float | int]:
+        """As keyword arguments of `Engine.complete`."""
+        return {"temperature": self.temperature, "top_p": self.top_p, "seed": self.seed}
+
+    def to_dict(self) -> dict[str, float | int]:
+        return self.kwargs()
 
 
 def is_chat(prompt: Prompt) -> bool:

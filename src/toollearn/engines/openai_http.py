@@ -72,6 +72,7 @@ class OpenAIEngine:
         max_tokens: int = 256,
         stop: Sequence[str] = (),
         temperature: float = 0.0,
+        top_p: float = 1.0,
         seed: int = 0,
         constraint: Constraint | None = None,
     ) -> list[Completion]:
@@ -81,6 +82,7 @@ class OpenAIEngine:
             "model": self.model,
             "max_tokens": max_tokens,
             "temperature": temperature,
+            "top_p": top_p,
             "seed": seed,
             **({"stop": list(stop)} if stop else {}),
             **extra,

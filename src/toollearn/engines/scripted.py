@@ -46,6 +46,7 @@ class ScriptedEngine:
         max_tokens: int = 256,
         stop: Sequence[str] = (),
         temperature: float = 0.0,
+        top_p: float = 1.0,
         seed: int = 0,
         constraint: Constraint | None = None,
     ) -> list[Completion]:
@@ -56,6 +57,7 @@ class ScriptedEngine:
                 "max_tokens": max_tokens,
                 "stop": tuple(stop),
                 "temperature": temperature,
+                "top_p": top_p,
                 "seed": seed,
                 "constraint": constraint,
             }

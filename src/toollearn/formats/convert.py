@@ -4,6 +4,8 @@ Formats: seal-tools, openai (add `openai-dict` for the BFCL `"type": "dict"` spe
 (signature strings), toolbench (alpha-UMi docs), rapidapi (ToolDEER baselines), tooldeer
 (ToolDEER tool.json), toollearn (our `Tool.to_dict`). Input: a JSON list, JSON Lines, or an
 object with a "tools" list; python input may also be plain text, one signature per line.
+Format "auto" (what `toollearn call` and `run` use by default) tells the format from the first
+record's keys (`detect_format`).
 """
 
 from __future__ import annotations
@@ -51,6 +53,33 @@ FORMATS: dict[str, tuple[Reader, Writer]] = {
 }
 
 
+def detect_format(record: Any) -> str:
+    """The tool format a record is written in, told by its keys; DataError when none fits."""
+    if isinstance(record, str):
+        return "python"
+    if not isinstance(record, dict):
+        raise DataError(f"a tool record must be an object or a signature, not {record!r:.60}")
+    keys = set(record)
+    if record.get("type") == "function" and isinstance(record.get("function"), dict):
+        return "openai"
+    if "api_name" in keys:
+        return "tooldeer" if "api_function" in keys else "seal-tools"
+    if {"Name", "function"} <= keys:
+        return "toolbench"
+    if "signature" in keys:
+        return "python"
+    if "name" in keys:
+        params = record.get("parameters")
+        if isinstance(params, list):
+            return "rapidapi"
+        if keys & {"responses", "category", "metadata"}:
+            return "toollearn"
+        if isinstance(params, dict) and params.get("type") == "dict":
+            return "openai-dict"
+        return "openai"
+    raise DataError(f"cannot tell the tool format of a record with keys {sorted(keys)}")
+
+
 def _check_format(fmt: str) -> tuple[Reader, Writer]:
     if fmt not in FORMATS:
         raise DataError(f"unknown tool format {fmt!r}; choose from {', '.join(FORMATS)}")
@@ -86,10 +115,14 @@ def _records(text: str, where: str, fmt: str) -> list[tuple[str, Any]]:
 
 
 def parse_tools(text: str, fmt: str, where: str = "<input>") -> list[Tool]:
-    """Tools from text in format `fmt`; DataError naming the record on any bad one."""
+    """Tools from text in format `fmt` ("auto": told from the first record); DataError
+    naming the record on any bad one."""
+    records = _records(text, where, "python" if fmt == "auto" else fmt)
+    if fmt == "auto":
+        fmt = detect_format(records[0][1]) if records else "toollearn"
     reader, _ = _check_format(fmt)
     tools = []
-    for loc, rec in _records(text, where, fmt):
+    for loc, rec in records:
         try:
             tools.append(reader(rec))
         except SchemaError as exc:

@@ -162,3 +162,25 @@ def render_call(call: ToolCall) -> str:
             raise FormatError(f"argument name {key!r} is not a Python identifier")
         parts.append(f"{key}={unlink_refs(value)!r}")
     return f"{call.name}({', '.join(parts)})"
+
+
+def callable_alias(tool: Tool) -> Tool:
+    """The tool itself, or a copy named with a Python identifier a model can write (ToolBench
+    names like "Foo-Bar| baz" are not identifiers); the original name stays in metadata."""
+    if tool.name.isidentifier():
+        return tool
+    name = re.sub(r"\W+", "_", tool.name).strip("_") or "api"
+    name = name if name[0].isalpha() else f"api_{name}"
+    meta = {k: v for k, v in tool.metadata.items() if k not in ("signature", "api_name")}
+    meta["alias_of"] = tool.name
+    return Tool(name, tool.description, tool.parameters, tool.responses, tool.category, meta)
+
+
+def in_declared_order(call: ToolCall, tool: Tool | None) -> ToolCall:
+    """The call with its arguments in the tool's declared order (undeclared ones last), the
+    order the Python-call grammar writes them in."""
+    if tool is None:
+        return call
+    props = tool.properties
+    keys = [k for k in props if k in call.arguments] + [k for k in call.arguments if k not in props]
+    return ToolCall(call.name, {k: call.arguments[k] for k in keys}, call.id, call.responses)

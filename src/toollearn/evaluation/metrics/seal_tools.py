@@ -29,7 +29,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from toollearn.core.errors import FormatError
-from toollearn.core.types import Ref, ToolCall, link_refs
+from toollearn.core.types import Example, Ref, ToolCall, link_refs
 from toollearn.evaluation.metrics.matching import calls_equal, match_calls, prf, values_equal
 from toollearn.formats.answers.seal_tools import call_from_seal, calls_to_seal, parse_calls
 
@@ -72,9 +72,16 @@ def _official_bracket(text: str, start: int) -> int:
     return -1
 
 
-def official_gold(target: str) -> list[dict[str, Any]]:
-    """The gold answer as the authors read it: the target literal after a json round trip."""
-    return json.loads(json.dumps(ast.literal_eval(target)))
+def official_gold(gold: Example | str) -> list[dict[str, Any]]:
+    """The gold answer as the authors read it: the target literal (an Example's
+    `metadata["target"]`, or the string itself) after a json round trip; an Example without a
+    target gives its gold calls as Seal-Tools dicts."""
+    if isinstance(gold, Example):
+        target = gold.metadata.get("target")
+        if not isinstance(target, str):
+            return calls_to_seal(gold.calls)
+        gold = target
+    return json.loads(json.dumps(ast.literal_eval(gold)))
 
 
 def _gold_dicts(gold: Gold) -> list[dict[str, Any]]:

@@ -57,38 +57,57 @@ def _following(turns: Sequence[Message], index: int, role: str, where: str) -> s
     raise FormatError(f"the planner chose {role} but no {role} turn follows")
 
 
-def step_output(record: dict[str, Any], style: str = "roles") -> StepOutput:
-    """A prediction record as a StepOutput; unreadable parts become None.
+def react_output(text: str) -> StepOutput:
+    """One single-LLM turn (an action, or `Action: Finish`) as a StepOutput."""
+    from toollearn.formats.answers.umi import parse_react
 
-    A record with `pred` (the stepwise runner's parsed StepOutput dict) is taken as is. Else
-    style "roles": `output` = planner text, optional `caller` and `summarizer` texts;
-    style "react": `output` = one single-LLM turn (an action, or `Action: Finish`).
-    """
-    from toollearn.formats.answers.umi import parse_action, parse_plan, parse_react
-
-    if isinstance(record.get("pred"), dict):
-        return StepOutput(**record["pred"])
-    text = record.get("output") or ""
-    if style == "react":
-        try:
-            step = parse_react(text)
-        except FormatError:
-            return StepOutput(None)
-        if step.call is not None:
-            return StepOutput("call", step.call.name, step.call.arguments)
-        action = "give_up" if step.finish == "give_up_and_restart" else "finish"
-        return StepOutput(action, answer=step.answer)
-    if style != "roles":
-        raise ValueError(f"unknown step style {style!r} (roles or react)")
     try:
-        action: str | None = _ACTION_OF[parse_plan(text).next]
+        step = parse_react(text)
+    except FormatError:
+        return StepOutput(None)
+    if step.call is not None:
+        return StepOutput("call", step.call.name, step.call.arguments)
+    action = "give_up" if step.finish == "give_up_and_restart" else "finish"
+    return StepOutput(action, answer=step.answer)
+
+
+def roles_output(planner: str, caller: str | None, summarizer: str | None) -> StepOutput:
+    """The three roles' texts (caller and summarizer only when asked) as a StepOutput."""
+    from toollearn.formats.answers.umi import parse_action, parse_plan
+
+    try:
+        action: str | None = _ACTION_OF[parse_plan(planner).next]
     except FormatError:
         action = None
     api, args = None, None
-    if record.get("caller"):
+    if caller:
         try:
-            call = parse_action(record["caller"])
+            call = parse_action(caller)
             api, args = call.name, call.arguments
         except FormatError:
             pass
-    return StepOutput(action, api, args, record.get("summarizer"))
+    return StepOutput(action, api, args, summarizer)
+
+
+def step_output(record: dict[str, Any], style: str = "roles") -> StepOutput:
+    """A prediction record as a StepOutput, always re-read from raw model text; unreadable
+    parts become None.
+
+    A stepwise-runner record holds `texts` ({"planner", "caller", "summarizer"} or
+    {"single"}); a record with only a parsed `pred` dict is taken as it is. Other records:
+    style "roles": `output` = planner text, optional `caller` and `summarizer` texts; style
+    "react": `output` = one single-LLM turn.
+    """
+    texts = record.get("texts")
+    if isinstance(texts, dict):
+        if "single" in texts:
+            return react_output(texts["single"] or "")
+        return roles_output(texts.get("planner") or "", texts.get("caller"),
+                            texts.get("summarizer"))  # fmt: skip
+    if isinstance(record.get("pred"), dict):
+        return StepOutput(**record["pred"])
+    if style == "react":
+        return react_output(record.get("output") or "")
+    if style != "roles":
+        raise ValueError(f"unknown step style {style!r} (roles or react)")
+    return roles_output(record.get("output") or "", record.get("caller"), record.get("summarizer"))

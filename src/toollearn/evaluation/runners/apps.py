@@ -1,22 +1,31 @@
 """Execution-judged evaluation of the simulated apps (Home Search, Trip Booking).
 
 `run_app` generates a program per test goal with the action generator, interprets it, scores
-it against the label's criteria, and writes a resumable run directory (predictions.jsonl +
-scores.json). `run_table` runs every configuration of both apps and renders the results table
-next to the paper's Table 6 numbers.
+it against the label's criteria, and writes a resumable run directory (predictions.jsonl with
+each raw model `output` + scores.json). The scores are a pure function of the records
+(`score_records`), so `rescore_run` recomputes them from a run directory alone and
+`rescore_table` rewrites a whole table's scores after a scoring change. `run_table` runs every
+configuration of both apps and renders the results table next to the paper's Table 6 numbers.
 """
 
 from __future__ import annotations
 
+import json
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from toollearn.apps.base import App
 from toollearn.apps.datasets import app_class, load_demos, load_tests
 from toollearn.apps.generator import CONFIGS, ActionGenerator, GeneratorConfig
-from toollearn.apps.scoring import aggregate, complexity, score_program
+from toollearn.apps.program import program_names
+from toollearn.apps.scoring import aggregate, score_program
+from toollearn.core.errors import DataError
+from toollearn.core.types import Example
 from toollearn.engines.base import Engine
-from toollearn.evaluation.runners.base import RunWriter, progress
+from toollearn.evaluation.metrics.complexity import api_complexity
+from toollearn.evaluation.runners.base import RunWriter, progress, read_records
 
 APP_NAMES = ("home-search", "trip-booking")
 # Paper Table 6/12 success rates (%): {config: {model: (home search, trip booking)}}.
@@ -64,6 +73,49 @@ def app_config(app: str, config: str | GeneratorConfig) -> GeneratorConfig:
     return GeneratorConfig(**base)
 
 
+def complexity(cls: type[App], tests: Sequence[Example], reference: Sequence[Example]) -> float:
+    """API complexity of `tests` given `reference` programs (demos or training data)."""
+
+    def names(examples: Sequence[Example]) -> list[list[str]]:
+        return [list(e.metadata["names"]) for e in examples]
+
+    return _complexity(cls, names(tests), names(reference))
+
+
+def _complexity(cls: type[App], tests: list[list[str]], reference: list[list[str]]) -> float:
+    return round(api_complexity(tests, reference, len(cls.vocabulary())), 2)
+
+
+def _program_text(record: dict[str, Any]) -> str:
+    """The program a record holds: the raw model `output`, else the stripped `prediction`."""
+    text = record.get("output")
+    return (record.get("prediction") or "") if text is None else text
+
+
+def score_records(records: Sequence[dict[str, Any]], app: str) -> dict[str, Any]:
+    """The scores of a run, from its records alone: every record's program text is interpreted
+    again and judged against its "label"; plus the API complexity of the labels vs the app's
+    demos. What `run_app` writes under "scores"."""
+    cls = app_class(app)
+    scored = [score_program(_program_text(r), [r["label"]], cls) for r in records]
+    scores = aggregate(scored)
+    if records:
+        labels = [program_names(r["label"], cls) for r in records]
+        demos = [list(d.metadata["names"]) for d in load_demos(app)]
+        scores["api_complexity_vs_demos"] = _complexity(cls, labels, demos)
+    return scores
+
+
+def rescore_run(run_dir: str | Path) -> dict[str, Any]:
+    """`score_records` of a run directory (its config.json names the app), without a model."""
+    run_dir = Path(run_dir)
+    config_path = run_dir / "config.json"
+    if not config_path.is_file():
+        raise DataError(f"{run_dir} is not a run directory (no config.json)")
+    config = json.loads(config_path.read_text(encoding="utf-8"))
+    return score_records(read_records(run_dir / "predictions.jsonl"), config["app"])
+
+
 def run_app(
     app: str,
     config: str | GeneratorConfig,
@@ -88,8 +140,9 @@ def run_app(
     batches = [todo[i : i + batch_size] for i in range(0, len(todo), batch_size)]
     for batch in progress(batches, total=len(batches), desc=f"{app} {name}"):
         for example, gen in zip(batch, generator.generate([e.query for e in batch])):
-            scored = score_program(gen.text, [example.metadata["program"]], cls)
+            scored = score_program(gen.completion.text, [example.metadata["program"]], cls)
             record = {"id": example.id, "goal": example.query, "prediction": gen.text}
+            record["output"] = gen.completion.text
             record.update(scored)
             record.update(
                 label=example.metadata["program"],
@@ -101,8 +154,7 @@ def run_app(
             )
             writer.append(record)
     records = [r for r in writer.records() if r["id"] in {t.id for t in tests}]
-    scores = aggregate(records)
-    scores["api_complexity_vs_demos"] = complexity(cls, tests, demos)
+    scores = score_records(records, app)
     writer.write_scores(scores, extra={"paper_complexity": PAPER_COMPLEXITY.get(app)})
     return scores
 
@@ -123,6 +175,38 @@ def run_table(
             results[(app, config)] = run_app(app, config, engine, sub, limit, batch_size)
     table = results_table(results, engine.name, apps, configs)
     (Path(out_dir) / "table.md").write_text(table, encoding="utf-8")
+    return table
+
+
+def rescore_table(out_dir: str | Path, reason: str, date: str | None = None) -> str:
+    """Score every run under out_dir/<app>/<config>/ again with `rescore_run` (no model):
+    replace each scores.json's "scores", note why in its "rescored" entry (other keys kept),
+    and rewrite out_dir/table.md from the new scores. Returns the table."""
+    root = Path(out_dir)
+    date = date or time.strftime("%Y-%m-%d")
+    results: dict[tuple[str, str], dict[str, Any]] = {}
+    engines: list[str] = []
+    for config_path in sorted(root.glob("*/*/config.json")):
+        run_dir = config_path.parent
+        scores_path = run_dir / "scores.json"
+        config = json.loads(config_path.read_text(encoding="utf-8"))
+        payload = json.loads(scores_path.read_text(encoding="utf-8"))
+        payload["scores"] = rescore_run(run_dir)
+        payload["rescored"] = {
+            "by": "evaluation.runners.apps.rescore_run",
+            "reason": reason,
+            "date": date,
+        }
+        text = json.dumps(payload, indent=2, ensure_ascii=False) + "\n"
+        scores_path.write_text(text, encoding="utf-8")
+        results[(config["app"], config["config"])] = payload["scores"]
+        engines += [config["engine"]] if config["engine"] not in engines else []
+    if not results:
+        raise DataError(f"{root} holds no <app>/<config>/ run directories")
+    apps = [a for a in APP_NAMES if any(k[0] == a for k in results)]
+    configs = [c for c in CONFIGS if any(k[1] == c for k in results)]
+    table = results_table(results, " / ".join(engines), apps, configs)
+    (root / "table.md").write_text(table, encoding="utf-8")
     return table
 
 

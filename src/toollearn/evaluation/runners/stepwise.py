@@ -7,6 +7,9 @@ that turn (teacher forcing) and decodes greedily:
   history, predicts the answer (each role is judged on its own sub-task).
 - single (the single-LLM baseline): one ReAct turn predicts the action and its call or
   Finish answer at once.
+Constrained (the default), each role decodes as the agents do: the planner's role choice and
+the caller's action under the format's grammars. Histories are cut from the left to fit the
+context. Records keep every raw model text; scores re-read them.
 Scores: evaluation.metrics.stepwise (Plan ACC, Act EM, Hallucination, Arg F1, Rouge-L).
 """
 
@@ -14,10 +17,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
+from pathlib import Path
 from typing import Any
 
 from toollearn.core.errors import FormatError, ToollearnError
 from toollearn.core.types import Message
+from toollearn.decoding.umi import action_constraint, next_constraint
+from toollearn.evaluation.metrics.stepwise_io import step_output
 from toollearn.formats.answers import umi
 
 TOKENS = {"planner": 128, "caller": 96, "summarizer": 128, "single": 160}
@@ -38,6 +44,19 @@ class StepCase:
     @property
     def history(self) -> list[Message]:
         return list(self.trajectory.conversations[: self.index])
+
+
+def trajectory_file(path: str | Path | None) -> Path:
+    """A run's trajectory file: the given path, or the shipped demo trajectories for None,
+    "builtin:demo", or a stored path to them that does not exist on this machine."""
+    from toollearn.agents.oracle import DEMO_TRAJECTORIES
+
+    if path is None or str(path) == "builtin:demo":
+        return DEMO_TRAJECTORIES
+    p = Path(path)
+    if not p.exists() and p.name == DEMO_TRAJECTORIES.name:
+        return DEMO_TRAJECTORIES
+    return p
 
 
 def step_cases(trajectories: Sequence[Any]) -> tuple[list[StepCase], int]:
@@ -70,27 +89,31 @@ def step_cases(trajectories: Sequence[Any]) -> tuple[list[StepCase], int]:
     return cases, skipped
 
 
-def _single_history(history: Sequence[Message]) -> list[Message]:
-    """Gold multi-role turns as single-LLM turns: planner thought + caller action merged."""
-    out: list[Message] = []
-    for m in history:
-        if m.role == "caller" and out and out[-1].role == "assistant":
-            out[-1] = Message("assistant", f"{out[-1].content}\n{m.content}")
-        elif m.role == "assistant":
-            try:
-                out.append(Message("assistant", umi.parse_plan(m.content).thought))
-            except FormatError:
-                out.append(m)
-        else:
-            out.append(m)
-    return out
+@dataclass(frozen=True)
+class StepwiseOptions:
+    """How each role is decoded (recorded in the run config).
+
+    constrained: the planner's role choice and the caller's action under the format's grammars
+    (decoding.umi), the single-LLM action under its grammar; context: the model's context in
+    tokens, histories are cut from the left to fit it with the role's output budget.
+    """
+
+    constrained: bool = True
+    context: int = 4096
+    tokens: tuple[tuple[str, int], ...] = tuple(TOKENS.items())
+
+    def limit(self, role: str) -> int:
+        return dict(self.tokens)[role]
 
 
-def _ask(engine: Any, prompt: str, max_tokens: int, stop: Sequence[str] = ()) -> tuple[str, float]:
-    """Greedy completion of one chat prompt; an engine failure reads as empty text (a miss),
-    with the reason kept in the text as `<engine error: ...>` so the record shows it."""
+def _ask(
+    engine: Any, prompt: Any, max_tokens: int, stop: Sequence[str] = (), constraint: Any = None
+) -> tuple[str, float]:
+    """Greedy completion of one chat prompt (a user text, or messages); an engine failure reads
+    as empty text (a miss), with the reason kept in the text as `<engine error: ...>`."""
+    sent = [Message("user", prompt)] if isinstance(prompt, str) else list(prompt)
     try:
-        comp = engine.complete([[Message("user", prompt)]], max_tokens=max_tokens, stop=stop)[0]
+        comp = engine.complete([sent], max_tokens=max_tokens, stop=stop, constraint=constraint)[0]
     except (ToollearnError, RuntimeError, ValueError, OSError) as exc:
         return f"<engine error: {exc}>", 0.0
     if comp.error:
@@ -98,55 +121,80 @@ def _ask(engine: Any, prompt: str, max_tokens: int, stop: Sequence[str] = ()) ->
     return comp.text or "", comp.seconds
 
 
-def predict_multi_role(
-    case: StepCase, roles: dict[str, Any], tokens: dict[str, int] = TOKENS
-) -> tuple[Any, dict[str, str], float]:
-    """(StepOutput, raw texts, seconds) for one step with planner/caller/summarizer engines."""
-    from toollearn.evaluation.metrics.stepwise import StepOutput
+def fitted_prompt(
+    engine: Any, build: Any, history: Sequence[Message], opts: StepwiseOptions, role: str
+) -> tuple[str, int]:
+    """The role's prompt with the history cut from the left until prompt + output fit the
+    context (tokens counted by the engine when it can, else about 3 characters a token)."""
+    count = getattr(engine, "count_tokens", None)
+    budget = opts.context - opts.limit(role)
 
+    def fits(prompt: str) -> bool:
+        n = count([Message("user", prompt)]) if count else len(prompt) // 3
+        return n <= budget
+
+    kept, dropped = umi.fit_history(build, history, fits)
+    return build(kept), dropped
+
+
+def predict_multi_role(
+    case: StepCase, roles: dict[str, Any], opts: StepwiseOptions = StepwiseOptions()
+) -> tuple[dict[str, str], float, int]:
+    """(raw texts, seconds, history turns dropped) for one step with planner/caller/summarizer
+    engines; the caller is asked on gold call steps, the summarizer on gold finish steps."""
     tools, history = list(case.trajectory.tools), case.history
     texts: dict[str, str] = {}
-    texts["planner"], secs = _ask(
-        roles["planner"], umi.planner_prompt(tools, history), tokens["planner"]
-    )
-    try:
-        action: str | None = NEXT_TO_ACTION[umi.parse_plan(texts["planner"]).next]
-    except FormatError:
-        action = None
-    api = args = answer = None
+    build = lambda h: umi.planner_prompt(tools, h)  # noqa: E731
+    prompt, dropped = fitted_prompt(roles["planner"], build, history, opts, "planner")
+    texts["planner"], secs = _plan(roles["planner"], prompt, opts)
     if case.target.action == "call":
-        prompt = umi.caller_prompt(tools, history, case.thought)
-        texts["caller"], s = _ask(roles["caller"], prompt, tokens["caller"], ["\nObservation"])
+        build = lambda h: umi.caller_prompt(tools, h, case.thought)  # noqa: E731
+        prompt, _ = fitted_prompt(roles["caller"], build, history, opts, "caller")
+        grammar = action_constraint(tools) if opts.constrained and tools else None
+        texts["caller"], s = _ask(roles["caller"], prompt, opts.limit("caller"),
+                                  ["\nObservation"], grammar)  # fmt: skip
         secs += s
-        try:
-            call = umi.parse_action(texts["caller"])
-            api, args = call.name, dict(call.arguments)
-        except FormatError:
-            pass
     elif case.target.action == "finish":
         gold_turn = case.trajectory.conversations[case.index]
-        prompt = umi.summarizer_prompt([*history, gold_turn])
-        texts["summarizer"], s = _ask(roles["summarizer"], prompt, tokens["summarizer"])
-        answer, secs = texts["summarizer"], secs + s
-    return StepOutput(action, api, args, answer), texts, secs
+        build = lambda h: umi.summarizer_prompt([*h, gold_turn])  # noqa: E731
+        prompt, _ = fitted_prompt(roles["summarizer"], build, history, opts, "summarizer")
+        texts["summarizer"], s = _ask(roles["summarizer"], prompt, opts.limit("summarizer"))
+        secs += s
+    return texts, secs, dropped
+
+
+def _plan(engine: Any, prompt: str, opts: StepwiseOptions) -> tuple[str, float]:
+    """A planner turn: free, or the thought free up to `Next:` then the role under a grammar
+    (the turn as the released format writes it)."""
+    if not opts.constrained:
+        return _ask(engine, prompt, opts.limit("planner"))
+    thought, secs = _ask(engine, prompt, opts.limit("planner"), [umi.NEXT_MARK, "Next :"])
+    if thought.startswith("<engine error"):
+        return thought, secs
+    head = umi.plan_prefill(thought)
+    turn = [Message("user", prompt), Message("assistant", head)]
+    choice, s = _ask(engine, turn, 8, constraint=next_constraint())
+    return head + choice, secs + s
 
 
 def predict_single(
-    case: StepCase, engine: Any, tokens: dict[str, int] = TOKENS
-) -> tuple[Any, dict[str, str], float]:
-    """(StepOutput, raw texts, seconds) for one step of the single-LLM baseline."""
-    from toollearn.evaluation.metrics.stepwise import StepOutput
-
-    prompt = umi.react_prompt(list(case.trajectory.tools), _single_history(case.history))
-    text, secs = _ask(engine, prompt, tokens["single"], ["\nObservation"])
-    try:
-        turn = umi.parse_react(text)
-    except FormatError:
-        return StepOutput(None), {"single": text}, secs
-    if turn.call is not None:
-        return StepOutput("call", turn.call.name, dict(turn.call.arguments)), {"single": text}, secs
-    action = "finish" if turn.finish == "give_answer" else "give_up"
-    return StepOutput(action, answer=turn.answer), {"single": text}, secs
+    case: StepCase, engine: Any, opts: StepwiseOptions = StepwiseOptions()
+) -> tuple[dict[str, str], float, int]:
+    """(raw texts, seconds, history turns dropped) for one step of the single-LLM baseline."""
+    tools = list(case.trajectory.tools)
+    build = lambda h: umi.react_prompt(tools, umi.single_history(h))  # noqa: E731
+    prompt, dropped = fitted_prompt(engine, build, case.history, opts, "single")
+    if not opts.constrained:
+        text, secs = _ask(engine, prompt, opts.limit("single"), ["\nObservation"])
+        return {"single": text}, secs, dropped
+    thought, secs = _ask(engine, prompt, opts.limit("single"), ["Action:", "\nObservation"])
+    if thought.startswith("<engine error"):
+        return {"single": thought}, secs, dropped
+    head = umi.react_head(thought)
+    turn = [Message("user", prompt), Message("assistant", head)]
+    action, s = _ask(engine, turn, opts.limit("single"),
+                     constraint=action_constraint(tools, finish=True))  # fmt: skip
+    return {"single": head + action}, secs + s, dropped
 
 
 def run_stepwise(
@@ -154,11 +202,10 @@ def run_stepwise(
     roles: dict[str, Any],
     mode: str,
     writer: Any,
-    tokens: dict[str, int] | None = None,
+    opts: StepwiseOptions = StepwiseOptions(),
 ) -> list:
     """Predict every step not yet in the writer's file; returns the records of `cases`.
-    tokens: per-role generation limits (planner, caller, summarizer, single)."""
-    limits = {**TOKENS, **(tokens or {})}
+    Each record keeps the raw texts of every model call; scores re-read them."""
     from toollearn.evaluation.runners.base import progress
 
     if mode not in MODES:
@@ -167,23 +214,24 @@ def run_stepwise(
     todo = [c for c in cases if c.id not in done]
     for case in progress(todo, total=len(todo), desc=f"stepwise/{mode}"):
         if mode == "single":
-            out, texts, secs = predict_single(case, roles["planner"], limits)
+            texts, secs, dropped = predict_single(case, roles["planner"], opts)
         else:
-            out, texts, secs = predict_multi_role(case, roles, limits)
+            texts, secs, dropped = predict_multi_role(case, roles, opts)
+        out = step_output({"texts": texts})
         writer.append({"id": case.id, "trajectory": case.trajectory.id, "turn": case.index,
                        "gold": asdict(case.target), "pred": asdict(out), "texts": texts,
-                       "seconds": round(secs, 3)})  # fmt: skip
+                       "history_dropped": dropped, "seconds": round(secs, 3)})  # fmt: skip
     wanted = {c.id for c in cases}
     return [r for r in writer.records() if r["id"] in wanted]
 
 
 def score_records(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
-    """Stepwise scores of the records (gold and prediction are stored in each)."""
-    from toollearn.evaluation.metrics.stepwise import StepOutput, StepTarget, stepwise_scores
+    """Stepwise scores of the records: gold as stored, predictions re-read from the raw texts."""
+    from toollearn.evaluation.metrics.stepwise import StepTarget, stepwise_scores
 
     golds = [StepTarget(**{**r["gold"], "candidates": tuple(r["gold"]["candidates"])})
              for r in records]  # fmt: skip
-    preds = [StepOutput(**r["pred"]) for r in records]
+    preds = [step_output(r) for r in records]
     scores = stepwise_scores(preds, golds)
     secs = sum(r.get("seconds") or 0 for r in records)
     scores["run"] = {"generation_seconds": round(secs, 1),

@@ -3,6 +3,10 @@
 An answer is `[{"api": name, "parameters": {...}, "responses": ["API_call_0", ...]}, ...]`; a
 parameter value "API_call_k" is the k-th response of an earlier call (a nested call, linked
 into a `Ref`). The released targets are Python literals (single quotes); models often write JSON.
+
+The served prompt (`render_messages`) is the paper's prompt as the user turn; `render_target`
+writes gold calls exactly as the constrained decoder does (decoding.seal_tools: JSON, calls
+joined by ",", parameters in each tool's declared order), which is what training targets use.
 """
 
 from __future__ import annotations
@@ -13,7 +17,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from toollearn.core.errors import FormatError
-from toollearn.core.types import Tool, ToolCall, link_refs, unlink_refs
+from toollearn.core.types import Message, Tool, ToolCall, link_refs, unlink_refs
+
+NAME = "seal-tools"
 
 PROMPT_HEADER = (
     "Please chooose the needed apis and return api_calling list according to the "
@@ -34,6 +40,37 @@ def render_prompt(query: str, tools: Sequence[Tool | dict[str, Any]]) -> str:
     """
     dicts = [t if isinstance(t, dict) else _tool_to_seal(t) for t in tools]
     return f'{PROMPT_HEADER}api_list = {dicts!r}\ntask_instruction = "{query}"\nOutput:\n'
+
+
+def render_messages(
+    query: str, tools: Sequence[Tool | dict[str, Any]], prompt: str | None = None
+) -> list[Message]:
+    """The chat prompt: the paper's prompt (or the dataset's own copy of it) as the user turn."""
+    return [Message("user", prompt or render_prompt(query, tools))]
+
+
+def render_target(calls: Sequence[ToolCall], tools: Sequence[Tool] = ()) -> str:
+    """Gold calls as the constrained decoder writes them (the training target)."""
+    from toollearn.formats.schemas import order_like_schema
+
+    items = []
+    for call in calls:
+        tool = next((t for t in tools if isinstance(t, Tool) and t.name == call.name), None)
+        params = unlink_refs(call.arguments)
+        params = order_like_schema(params, tool.parameters) if tool else params
+        ids = ",".join(json.dumps(r) for r in call.responses)
+        items.append(
+            f'{{"api": {json.dumps(call.name, ensure_ascii=False)}, "parameters": '
+            f'{json.dumps(params, ensure_ascii=False)}, "responses": [{ids}]}}'
+        )
+    return "[" + ",".join(items) + "]"
+
+
+def constraint(tools: Sequence[Tool], allow_empty: bool = False, **kw: Any):
+    """The call-list grammar over the candidates (decoding.seal_tools)."""
+    from toollearn.decoding.seal_tools import seal_calls_constraint
+
+    return seal_calls_constraint(tools, allow_empty, **kw)
 
 
 def _tool_to_seal(tool: Tool) -> dict[str, Any]:

@@ -4,8 +4,14 @@ History turns use alpha-UMi's role tags (user, assistant = planner, caller, obse
 conclusion). The planner writes a rationale ending in `Next: caller.`, `Next: conclusion.`
 or `Next: give up.`; the caller writes `Action: <name>\\nAction Input: <json>`; the
 summarizer writes the final answer. Prompts follow the paper's Appendix A; the single-LLM
-(ReAct) baseline uses ToolBench's convention: an action, or `Action: Finish` with
-{"return_type": "give_answer" | "give_up_and_restart", "final_answer": ...}.
+(ReAct) baseline uses ToolBench's convention: `Thought: ...` then an action, or `Action: Finish`
+with {"return_type": "give_answer" | "give_up_and_restart", "final_answer": ...}.
+
+Constrained decoding (decoding.umi) keeps the released text: the planner writes its thought
+freely up to `Next:`, then continues `plan_prefill(thought)` under a grammar choosing the role;
+the caller writes `Action:`/`Action Input:` under a grammar over the tools. Long histories are
+cut from the left (`fit_history`), keeping the prompt's head (instructions and tools), the
+task and the latest turns, as alpha-UMi does.
 """
 
 from __future__ import annotations
@@ -13,7 +19,7 @@ from __future__ import annotations
 import ast
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -30,6 +36,11 @@ _NEXT = re.compile(
 )
 _ACTION = re.compile(r"Action\s*:\s*([^\n]*?)\s*(?:\n|Action Input|$)", re.IGNORECASE)
 _ACTION_INPUT = re.compile(r"Action Input\s*:\s*", re.IGNORECASE)
+# The prompts' own format lines, echoed back by a model, are not actions.
+_ECHO = re.compile(r"^(one of\b|the name of (the )?api\b|\[|\.\.\.|<)", re.IGNORECASE)
+_ECHO_LINE = re.compile(r"To finish, use Action:|Action: one of \[|Action: the name of api",
+                        re.IGNORECASE)  # fmt: skip
+NEXT_MARK = "Next:"
 
 
 @dataclass(frozen=True)
@@ -99,6 +110,11 @@ def react_prompt(tools: Sequence[Tool], history: Sequence[Message]) -> str:
     )
 
 
+def plan_prefill(thought: str) -> str:
+    """The planner turn up to its role choice: the thought, then `Next: `."""
+    return f"{thought.strip()} {NEXT_MARK} ".lstrip()
+
+
 def render_plan(thought: str, next_role: str) -> str:
     """A planner turn in the released format: `<thought> Next: <role>.`"""
     if next_role not in NEXT_OPTIONS:
@@ -117,9 +133,14 @@ def parse_plan(text: str) -> Plan:
     return Plan(thought=text[: last.start()].strip(), next=choice)
 
 
-def render_action(call: ToolCall) -> str:
-    """A caller turn: `Action: <name>\\nAction Input: <json>`."""
-    return f"Action: {call.name}\nAction Input: {json.dumps(call.arguments, ensure_ascii=False)}"
+def render_action(call: ToolCall, tools: Sequence[Tool] = ()) -> str:
+    """A caller turn: `Action: <name>\\nAction Input: <json>` (arguments in the tool's
+    declared order, as the grammar writes them)."""
+    from toollearn.formats.schemas import order_like_schema
+
+    tool = next((t for t in tools if t.name == call.name), None)
+    args = order_like_schema(call.arguments, tool.parameters) if tool else call.arguments
+    return f"Action: {call.name}\nAction Input: {json.dumps(args, ensure_ascii=False)}"
 
 
 def _load_args(text: str) -> dict[str, Any]:
@@ -141,10 +162,22 @@ def _load_args(text: str) -> dict[str, Any]:
     raise FormatError(f"Action Input is not a JSON object: {text!r:.120}")
 
 
+def _action_match(text: str) -> re.Match | None:
+    """The first `Action:` line that is not the prompt's instruction echoed back."""
+    for m in _ACTION.finditer(text):
+        name = m.group(1).strip()
+        line_start = text.rfind("\n", 0, m.start()) + 1
+        line_end = text.find("\n", m.start())
+        line = text[line_start : line_end if line_end >= 0 else len(text)]
+        if name and not _ECHO.match(name) and not _ECHO_LINE.search(line):
+            return m
+    return None
+
+
 def parse_action(text: str) -> ToolCall:
     """The call in a caller turn; FormatError when there is no `Action:` or bad input."""
-    m = _ACTION.search(text)
-    if not m or not m.group(1).strip():
+    m = _action_match(text)
+    if not m:
         raise FormatError(f"caller output has no 'Action: <name>': {text!r:.120}")
     name = m.group(1).strip().strip(" ,.\"'`")
     rest = text[m.end(1) :]
@@ -165,8 +198,9 @@ class ReactStep:
 
 def parse_react(text: str) -> ReactStep:
     """Parse a single-LLM turn; `Action: Finish` ends the episode."""
-    m = _ACTION.search(text)
+    m = _action_match(text)
     thought = text[: m.start()].strip() if m else text.strip()
+    thought = re.sub(r"^Thought\s*:\s*", "", thought, flags=re.IGNORECASE)
     call = parse_action(text)
     if call.name.lower() != FINISH.lower():
         return ReactStep(thought, call=call)
@@ -180,3 +214,55 @@ def render_react_finish(answer: str, give_up: bool = False) -> str:
     kind = "give_up_and_restart" if give_up else "give_answer"
     args = {"return_type": kind, "final_answer": answer}
     return f"Action: {FINISH}\nAction Input: {json.dumps(args, ensure_ascii=False)}"
+
+
+def react_head(thought: str) -> str:
+    """A single-LLM turn up to its action: `Thought: <thought>` and a newline."""
+    thought = re.sub(r"^\s*Thought\s*:\s*", "", thought, flags=re.IGNORECASE)
+    return f"Thought: {thought.strip()}\n"
+
+
+def render_react(thought: str, action: str) -> str:
+    """A single-LLM turn: `Thought: <thought>` then the action text (a call or Finish)."""
+    return react_head(thought) + action
+
+
+def fit_history(
+    build: Callable[[Sequence[Message]], str],
+    history: Sequence[Message],
+    fits: Callable[[str], bool],
+) -> tuple[list[Message], int]:
+    """The longest suffix of `history` whose prompt `fits`, keeping the first (task) turn while
+    anything else can go; returns (history, turns dropped). The prompt's head (instructions,
+    tools) is `build`'s and always stays."""
+    turns = list(history)
+    if fits(build(turns)):
+        return turns, 0
+    head, rest = turns[:1], turns[1:]
+    for cut in range(1, len(rest) + 1):
+        if fits(build(head + rest[cut:])):
+            return head + rest[cut:], cut
+    return [], len(turns)  # even the task alone is too long: only the prompt's head is left
+
+
+def single_history(history: Sequence[Message]) -> list[Message]:
+    """Multi-role turns as single-LLM turns: each planner thought and the caller action after
+    it become one assistant turn `Thought: ...\nAction: ...` (unreadable plans kept as they are)."""
+    out: list[Message] = []
+    thought: str | None = None
+    for m in history:
+        if m.role == "assistant":
+            try:
+                thought = parse_plan(m.content).thought
+            except FormatError:
+                out.append(m)
+                thought = None
+                continue
+            out.append(Message("assistant", react_head(thought).rstrip("\n")))
+        elif m.role == "caller" and thought is not None and out and out[-1].role == "assistant":
+            out[-1] = Message("assistant", render_react(thought, m.content))
+            thought = None
+        else:
+            out.append(m)
+            thought = None
+    return out

@@ -41,3 +41,17 @@ def check_name(name: str, fmt: str) -> str:
     if not name.strip():
         raise SchemaError(f"{fmt} tool has an empty name")
     return name
+
+
+def order_like_schema(value: Any, schema: Any) -> Any:
+    """`value` with object keys in the schema's declared order (undeclared keys last), as the
+    grammar writes them: a gold answer rendered this way is one the grammar admits."""
+    if not isinstance(schema, dict):
+        return value
+    if isinstance(value, dict):
+        props = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
+        keys = [k for k in props if k in value] + [k for k in value if k not in props]
+        return {k: order_like_schema(value[k], props.get(k)) for k in keys}
+    if isinstance(value, list) and isinstance(schema.get("items"), dict):
+        return [order_like_schema(v, schema["items"]) for v in value]
+    return value

@@ -8,7 +8,7 @@ import random
 import pytest
 
 from toollearn.core.errors import DataError
-from toollearn.datagen.templates import (
+from toollearn.data.templates import (
     Template,
     choose,
     expand_pool,

@@ -1,0 +1,87 @@
+"""The general tool-calling agent (formats.answers.tool_calls): any user's tools, several calls
+per turn, tool results fed back, free to decline.
+
+Each turn the model sees the tools, the query and the turns so far, and answers with a JSON
+call list or `[]` plus a plain-text reply; calls run (in order) and their results come back as
+`tool` messages; a reply without calls ends the episode. Constrained decoding admits only
+listed tools with typed arguments, or the no-call answer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from toollearn.agents.acting import start_episode
+from toollearn.agents.base import engine_label
+from toollearn.core.errors import FormatError
+from toollearn.core.types import ErrorKind, Message, Tool, Trace
+from toollearn.engines.base import Sampling
+from toollearn.envs.environment import Environment
+from toollearn.formats.answers import tool_calls
+
+
+class ToolCallsAgent:
+    """Call lists until a plain-text answer, a loop, or the step budget; see the module doc."""
+
+    name = "tool-calls"
+
+    def __init__(
+        self,
+        engine: Any,
+        env: Environment | None = None,
+        *,
+        constrained: bool = True,
+        max_steps: int = 4,
+        max_repeats: int = 2,
+        max_tokens: int = 256,
+        chat: bool = True,
+        seed: int = 0,
+        sampling: Sampling | None = None,
+    ):
+        self.engine, self.env, self.constrained = engine, env, constrained
+        self.max_steps, self.max_repeats, self.max_tokens = max_steps, max_repeats, max_tokens
+        self.chat, self.seed = chat, seed
+        self.sampling = sampling or Sampling(seed=seed)
+
+    def config(self) -> dict[str, Any]:
+        return {"agent": self.name, "engine": engine_label(self.engine),
+                "constrained": self.constrained, "max_steps": self.max_steps}  # fmt: skip
+
+    def run(
+        self, query: str, tools: Sequence[Tool] | None = None, *, example_id: str = ""
+    ) -> Trace:
+        """One episode; every failure is a recorded error step, never an exception."""
+        shown, rec, runner = start_episode(
+            self.env, tools, seed=self.seed, query=query, example_id=example_id, chat=self.chat,
+            sampling=self.sampling,
+        )  # fmt: skip
+        constraint = tool_calls.constraint(shown) if self.constrained else None
+        history: list[Message] = []
+        for step in range(self.max_steps):
+            messages = tool_calls.render_messages(query, shown, history)
+            text = rec.model(self.engine, messages, role="agent", kind="call",
+                             max_tokens=self.max_tokens, constraint=constraint)  # fmt: skip
+            if text is None:
+                return rec.finish(None, **self.config(), outcome="no_output")
+            try:
+                answer = tool_calls.parse(text)
+            except FormatError as exc:
+                rec.amend_last(kind="error", error=ErrorKind.FORMAT, detail=str(exc))
+                return rec.finish(None, **self.config(), outcome="format_error")
+            if answer.declined:
+                rec.amend_last(kind="answer")
+                outcome = "answered" if step else "no_call"
+                return rec.finish(answer.text or None, **self.config(), outcome=outcome)
+            rec.amend_last(calls=answer.calls)
+            history.append(Message("assistant", text))
+            for call in answer.calls:
+                result = runner.run(call)
+                rec.observe(result)
+                history.append(tool_calls.tool_result_message(call, result.observation_text()))
+            if runner.repeats >= self.max_repeats:
+                detail = f"{runner.repeats} identical calls in a row"
+                rec.error("agent", ErrorKind.REPEATED_CALL, detail)
+                return rec.finish(None, **self.config(), outcome="loop")
+        rec.error("agent", ErrorKind.STEP_LIMIT, f"no answer after {self.max_steps} turns")
+        return rec.finish(None, **self.config(), outcome="step_limit")

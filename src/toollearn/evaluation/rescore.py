@@ -1,0 +1,115 @@
+"""Recompute a run directory's scores from its raw model text, for every benchmark.
+
+`rescore_run(dir)` reads the run's `config.json` and `predictions.jsonl`, loads the examples
+the config names, and scores the records with the runner's own `score_records` (which re-read
+every answer from the stored model text). `compare(dir)` puts the result beside the committed
+`scores.json`: a run anyone can recompute gives no differences.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from toollearn.core.errors import DataError
+from toollearn.evaluation.runners.base import read_records
+
+BENCHMARKS = ("seal-tools", "deer", "stepwise", "apps")
+
+
+def benchmark_of(config: dict[str, Any]) -> str:
+    """Which runner wrote a run (apps runs predate the `benchmark` key)."""
+    if "benchmark" in config:
+        return str(config["benchmark"])
+    if "app" in config and "generator" in config:
+        return "apps"
+    raise DataError(f"cannot tell which benchmark wrote a run with config {config}")
+
+
+def rescore_run(run_dir: str | Path, data_root: str | Path | None = None) -> dict[str, Any]:
+    """The scores of a run directory, recomputed from its records."""
+    run_dir = Path(run_dir)
+    if not (run_dir / "config.json").is_file():
+        raise DataError(f"{run_dir} is not a run directory (no config.json)")
+    config = json.loads((run_dir / "config.json").read_text())
+    records = read_records(run_dir / "predictions.jsonl")
+    kind = benchmark_of(config)
+    if kind == "seal-tools":
+        return _seal(config, records, data_root)
+    if kind == "deer":
+        from toollearn.evaluation.runners import deer
+
+        examples = deer.load_deer(config["split"], data_root, sample=bool(config.get("sample")))
+        return deer.score_records(records, examples)
+    if kind == "stepwise":
+        return _stepwise(config, records)
+    if kind == "apps":
+        from toollearn.evaluation.runners.apps import rescore_run as rescore_app
+
+        return rescore_app(run_dir)
+    raise DataError(f"no rescoring for benchmark {kind!r}; known: {', '.join(BENCHMARKS)}")
+
+
+def _seal(config: dict[str, Any], records: list, data_root: Any) -> dict[str, Any]:
+    from toollearn.evaluation.runners import seal_tools
+
+    sample = bool(config.get("sample"))
+    examples = seal_tools.load_prompts(config["split"], data_root, sample=sample)
+    wanted = {r["id"] for r in records}
+    examples = [ex for ex in examples if ex.id in wanted]
+    candidates = config.get("candidates", "paper")
+    examples = seal_tools.retrieve_candidates(examples, candidates, data_root, sample=sample)
+    return seal_tools.score_records(records, examples)
+
+
+def _stepwise(config: dict[str, Any], records: list) -> dict[str, Any]:
+    from toollearn.data.trajectories import read_trajectories
+    from toollearn.evaluation.runners import stepwise
+
+    scores = stepwise.score_records(records)
+    scores["skipped_gold_steps"] = stepwise.step_cases(
+        read_trajectories(stepwise.trajectory_file(config["file"]))
+    )[1]
+    return scores
+
+
+def compare(run_dir: str | Path, data_root: str | Path | None = None) -> list[str]:
+    """Differences between the recomputed scores and the run's scores.json (empty: equal).
+    Numbers are compared as stored (JSON round trip); nothing is left out."""
+    run_dir = Path(run_dir)
+    stored = json.loads((run_dir / "scores.json").read_text())["scores"]
+    fresh = json.loads(json.dumps(rescore_run(run_dir, data_root)))
+    return _diff(stored, fresh, "")
+
+
+def _diff(a: Any, b: Any, where: str) -> list[str]:
+    if isinstance(a, dict) and isinstance(b, dict):
+        out = []
+        for key in sorted(set(a) | set(b), key=str):
+            if key not in a or key not in b:
+                out.append(f"{where}/{key}: only in {'scores.json' if key in a else 'rescored'}")
+            else:
+                out += _diff(a[key], b[key], f"{where}/{key}")
+        return out
+    if isinstance(a, float) or isinstance(b, float):
+        same = isinstance(a, int | float) and isinstance(b, int | float) and abs(a - b) < 1e-9
+        return [] if same else [f"{where}: {a!r} != {b!r}"]
+    return [] if a == b else [f"{where}: {a!r} != {b!r}"]
+
+
+def rewrite_scores(run_dir: str | Path, reason: str, data_root: Any = None) -> dict[str, Any]:
+    """Replace a run's scores with the recomputed ones (a scorer was fixed), keeping every
+    other key and noting why and when under "rescored"."""
+    import time
+
+    from toollearn.evaluation.runners.base import git_hash
+
+    run_dir = Path(run_dir)
+    path = run_dir / "scores.json"
+    payload = json.loads(path.read_text())
+    payload["scores"] = rescore_run(run_dir, data_root)
+    payload["rescored"] = {"by": "toollearn score --run DIR --write", "reason": reason,
+                           "git": git_hash(), "date": time.strftime("%Y-%m-%d")}  # fmt: skip
+    path.write_text(json.dumps(payload, indent=2, ensure_ascii=False) + "\n")
+    return payload["scores"]

@@ -1,0 +1,152 @@
+"""The general tool-calling format, for any user's tools (the default of `call` and `run`).
+
+Prompt: a system message listing the tools as JSON documents (name, description, JSON Schema
+parameters; toollearn's internal `x-...` keys never shown) with the answer rules, then the
+conversation. The model answers with a JSON list of calls,
+  [{"name": "get_weather", "arguments": {"city": "Paris"}}, ...]
+several calls allowed, or declines with `[]`, optionally followed by a newline and a plain-text
+reply. Tool results come back as `tool` messages holding {"name", "content"} JSON. With no tools
+the prompt is the bare conversation and the answer plain text.
+
+Rendering, the target, the parser and the grammar (`constraint`) live together so training
+samples and served prompts cannot drift apart.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from toollearn.core.errors import FormatError
+from toollearn.core.types import Message, Tool, ToolCall, unlink_refs
+from toollearn.formats.schemas.openai import strip_extensions
+
+NAME = "tool-calls"
+NO_CALL = "[]"
+INSTRUCTIONS = (
+    "To use tools, reply with only a JSON list of calls: "
+    '[{"name": "<tool name>", "arguments": {<argument>: <value>}}]. '
+    "Several calls may go in one list. If no tool fits the request, reply [] and then "
+    "answer in plain text on the next line."
+)
+
+
+@dataclass(frozen=True)
+class ToolCallsAnswer:
+    """A parsed answer: the calls (empty when the model declined) and any plain text."""
+
+    calls: tuple[ToolCall, ...]
+    text: str = ""
+
+    @property
+    def declined(self) -> bool:
+        return not self.calls
+
+
+def tool_doc(tool: Tool) -> dict[str, Any]:
+    """What the model is shown of a tool."""
+    params = strip_extensions(tool.parameters) or {"type": "object", "properties": {}}
+    return {"name": tool.name, "description": tool.description, "parameters": params}
+
+
+def system_prompt(tools: Sequence[Tool]) -> str:
+    """The system message: the tools, one JSON document per line, then the rules."""
+    docs = "\n".join(json.dumps(tool_doc(t), ensure_ascii=False) for t in tools)
+    return f"You can use these tools:\n{docs}\n{INSTRUCTIONS}"
+
+
+def render_messages(
+    query: str, tools: Sequence[Tool], history: Sequence[Message] = ()
+) -> list[Message]:
+    """The prompt: the tool system message (none without tools), the user's query, then the
+    turns after it (assistant call lists, tool results, further user turns)."""
+    head = [Message("system", system_prompt(tools))] if tools else []
+    return [*head, Message("user", query), *history]
+
+
+def render_conversation(tools: Sequence[Tool], messages: Sequence[Message]) -> list[Message]:
+    """The prompt for a whole conversation given as messages (what a chat server receives)."""
+    head = [Message("system", system_prompt(tools))] if tools else []
+    return [*head, *messages]
+
+
+def tool_result_message(call: ToolCall, content: Any) -> Message:
+    """A tool result turn as the model sees it."""
+    text = json.dumps({"name": call.name, "content": content}, ensure_ascii=False, default=str)
+    return Message("tool", text)
+
+
+def _ordered_arguments(call: ToolCall, tools: Sequence[Tool]) -> dict[str, Any]:
+    from toollearn.formats.schemas import order_like_schema
+
+    tool = next((t for t in tools if t.name == call.name), None)
+    args = unlink_refs(call.arguments)
+    return order_like_schema(args, tool.parameters) if tool else args
+
+
+def render_calls(calls: Sequence[ToolCall], tools: Sequence[Tool] = ()) -> str:
+    """A call list as the grammar writes it (arguments in each tool's declared order)."""
+    items = [
+        json.dumps({"name": c.name, "arguments": _ordered_arguments(c, tools)}, ensure_ascii=False)
+        for c in calls
+    ]
+    return "[" + ", ".join(items) + "]"
+
+
+def render_target(
+    calls: Sequence[ToolCall], tools: Sequence[Tool] = (), answer: str | None = None
+) -> str:
+    """The model's turn: the call list, or `[]` (plus the answer text when there is one)."""
+    if calls:
+        return render_calls(calls, tools)
+    return NO_CALL + (f"\n{answer.strip()}" if answer and answer.strip() else "")
+
+
+def parse(text: str) -> ToolCallsAnswer:
+    """Read an answer. A reply that does not start with a list (after an optional code fence)
+    is plain text with no calls; a list that is not a list of {"name", "arguments"} objects
+    is a FormatError."""
+    if not isinstance(text, str):
+        raise FormatError(f"expected text, got {type(text).__name__}")
+    body = _unfence(text.strip())
+    if not body.startswith("["):
+        return ToolCallsAnswer((), text.strip())
+    try:
+        value, end = json.JSONDecoder().raw_decode(body)
+    except ValueError as exc:
+        raise FormatError(f"the call list is not valid JSON: {exc}") from None
+    if not isinstance(value, list):
+        raise FormatError("the answer must be a JSON list of calls")
+    calls = []
+    for i, item in enumerate(value):
+        if not isinstance(item, dict) or not isinstance(item.get("name"), str):
+            raise FormatError(f"call {i} is not an object with a string 'name'")
+        args = item.get("arguments", {})
+        if isinstance(args, str):  # OpenAI's wire format carries arguments as a JSON string
+            try:
+                args = json.loads(args) if args.strip() else {}
+            except ValueError:
+                raise FormatError(f"call {i}: arguments are not JSON") from None
+        if not isinstance(args, dict):
+            raise FormatError(f"call {i}: 'arguments' must be an object")
+        calls.append(ToolCall(item["name"], args))
+    return ToolCallsAnswer(tuple(calls), body[end:].strip())
+
+
+def _unfence(text: str) -> str:
+    if text.startswith("```"):
+        first_newline = text.find("\n")
+        inner = text[first_newline + 1 :] if first_newline >= 0 else ""
+        return inner.split("```", 1)[0].strip()
+    return text
+
+
+def constraint(tools: Sequence[Tool], allow_no_call: bool = True, max_calls: int | None = None):
+    """The grammar of this format over `tools` (None when there are no tools: plain text)."""
+    if not tools:
+        return None
+    from toollearn.decoding.tool_calls import MAX_CALLS, tool_calls_constraint
+
+    return tool_calls_constraint(tools, allow_no_call, max_calls or MAX_CALLS)
