@@ -56,3 +56,41 @@ def test_example_and_trace_roundtrip():
     assert back == trace
     assert back.decisions() == {"needs_tool": True}
     assert [c.name for c in back.calls] == ["a"] and back.errors[0].error is ErrorKind.TIMEOUT
+
+
+def test_equal_objects_hash_equal_so_sets_deduplicate():
+    params = {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}
+    a = Tool("getWeather", "Weather now", params, metadata={"tags": ["x"]})
+    b = Tool("getWeather", "Weather now", json.loads(json.dumps(params)), metadata={"tags": ["x"]})
+    assert a == b and a is not b and hash(a) == hash(b)
+    assert len({a, b, Tool("other")}) == 2
+    call = ToolCall("f", {"n": 1, "ref": Ref("API_call_0", 0, 0)})
+    assert hash(call) == hash(ToolCall("f", {"n": 1.0, "ref": Ref("API_call_0", 0, 0)}))  # 1 == 1.0
+    ex = Example("e1", "q", tools=(a,), calls=(call,), metadata={"k": [1, 2]})
+    same = Example.from_dict(json.loads(json.dumps(ex.to_dict())))
+    assert ex == same and len({ex, same}) == 1
+    step = Step("agent", "call", "x", data={"d": {"e": 1}}, error=ErrorKind.FORMAT)
+    trace = Trace("q", (step,), meta={"m": [1]})
+    assert len({trace, roundtrip(trace)}) == 1 and len({step, roundtrip(step)}) == 1
+    assert Tool("x", metadata={"a": 1}) != Tool("x", metadata={"a": 2})
+
+
+def test_training_sample_spans_and_prompts():
+    import pytest
+
+    from toollearn.core.samples import TrainingSample
+    from toollearn.core.types import Message
+
+    user = (Message("user", "q"),)
+    whole = TrainingSample(user, "answer")
+    assert whole.spans == ((0, 6),) and whole.prompts() == [list(user)]
+    two = TrainingSample(user, "AB-inserted-CD", spans=((0, 2), (12, 14)))
+    assert two.span_texts() == ["AB", "CD"]
+    assert two.prompts()[1] == [*user, Message("assistant", "AB-inserted-")]
+    assert TrainingSample.from_dict(json.loads(json.dumps(two.to_dict()))) == two
+    assert len({two, TrainingSample.from_dict(two.to_dict())}) == 1
+    for bad in (((3, 2),), ((0, 20),), ((0, 4), (2, 6))):
+        with pytest.raises(ValueError):
+            TrainingSample(user, "AB-inserted-CD", spans=bad)
+    with pytest.raises(ValueError):
+        TrainingSample((), "x")

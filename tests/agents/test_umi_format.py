@@ -8,7 +8,7 @@ import pytest
 from helpers import ADD, MULTIPLY
 
 from toollearn.core.errors import DataError, FormatError
-from toollearn.core.types import Message, ToolCall
+from toollearn.core.types import Message, Tool, ToolCall
 from toollearn.data.trajectories import Trajectory, read_trajectories, write_trajectories
 from toollearn.formats.answers import umi
 
@@ -85,3 +85,36 @@ def test_trajectory_errors_name_the_record(tmp_path):
         read_trajectories(bad)
     with pytest.raises(DataError):
         read_trajectories(tmp_path / "missing.json")
+
+
+def test_echoed_instruction_lines_are_not_actions():
+    echo = ("Thought: One of the JSON arguments. To finish, use Action: Finish with Action Input: "
+            '{"return_type": "give_answer", "final_answer": "..."}')  # fmt: skip
+    with pytest.raises(FormatError):
+        umi.parse_react(echo)
+    caller_echo = (
+        "Action: the name of api that should be called in this step, should be exactly in "
+        "[add, multiply]\nAction Input: the api call request."
+    )
+    with pytest.raises(FormatError):
+        umi.parse_action(caller_echo)
+    real = caller_echo + '\nAction: add\nAction Input: {"a": 1, "b": 2}'
+    assert umi.parse_action(real) == ToolCall("add", {"a": 1, "b": 2})
+    step = umi.parse_react("Thought: add them\nAction: add\nAction Input: {}")
+    assert step.thought == "add them" and step.call.name == "add"
+
+
+def test_long_histories_are_cut_from_the_left():
+    tools = [Tool("add")]
+    history = [Message("user", "the task")] + [
+        Message("observation", f"result {i} " + "x" * 200) for i in range(10)
+    ]
+
+    def build(h):
+        return umi.planner_prompt(tools, h)
+
+    kept, dropped = umi.fit_history(build, history, lambda p: len(p) < 1200)
+    assert kept[0] == history[0] and kept[-1] == history[-1] and dropped == len(history) - len(kept)
+    assert len(build(kept)) < 1200 < len(build(history))
+    assert umi.fit_history(build, history, lambda p: True) == (history, 0)
+    assert umi.fit_history(build, history, lambda p: False) == ([], len(history))

@@ -64,3 +64,27 @@ def test_missing_model_is_a_clear_error(tmp_path):
 
     with pytest.raises(EngineError, match="not found"):
         load_engine(f"hf:{tmp_path / 'nothing'}")
+
+
+def test_one_template_path_in_every_engine(engine, gguf):
+    """The hf engine, the llama engine and a trainer reading the GGUF render the same text, and
+    transformers' own templating (continue_final_message for a prefill) agrees."""
+    from toollearn.core.types import Message
+    from toollearn.engines.llama import LlamaEngine
+    from toollearn.formats.chat import ChatTemplate
+
+    plain = [Message("system", "Be brief."), Message("user", "Hi")]
+    prefill = [Message("user", "Hi"), Message("assistant", "#Begin# Need")]
+    from_file = ChatTemplate.from_gguf(gguf)
+    llama = LlamaEngine(n_threads=1)
+    for msgs in (plain, prefill):
+        assert engine.render(msgs) == llama.render(msgs) == from_file.render(msgs)
+    tok = engine.tokenizer
+    dicts = [m.to_dict() for m in plain]
+    assert engine.render(plain) == tok.apply_chat_template(dicts, add_generation_prompt=True,
+                                                           tokenize=False)  # fmt: skip
+    dicts = [m.to_dict() for m in prefill]
+    assert engine.render(prefill) == tok.apply_chat_template(
+        dicts, continue_final_message=True, tokenize=False
+    )
+    assert engine.describe()["chat_template_sha256"] == llama.describe()["chat_template_sha256"]

@@ -71,3 +71,21 @@ def test_complete_with_several_prompts_is_batched_and_ordered(engine):
     sampled = engine.complete(prompts, max_tokens=8, temperature=0.8, seed=3)
     again = engine.complete(prompts, max_tokens=8, temperature=0.8, seed=3)
     assert [c.text for c in sampled] == [c.text for c in again]  # seeded
+
+
+def test_nucleus_sampling_keeps_the_smallest_set_holding_top_p():
+    """The batched decoder's sampler (no model needed): tokens outside the nucleus never come."""
+    import numpy as np
+
+    from toollearn.engines.llama_batch import BatchDecoder, SeqRequest, _Live
+
+    logits = np.log(np.array([0.6, 0.3, 0.1], dtype=np.float32))
+
+    def draws(top_p: float) -> set[int]:
+        live = _Live(0, SeqRequest((1,), temperature=1.0, top_p=top_p), 0, 1,
+                     rng=np.random.default_rng(0))  # fmt: skip
+        return {BatchDecoder._pick(None, live, logits) for _ in range(300)}
+
+    assert draws(0.5) == {0}
+    assert draws(0.85) == {0, 1}
+    assert draws(1.0) == {0, 1, 2}

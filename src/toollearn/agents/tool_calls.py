@@ -16,6 +16,7 @@ from toollearn.agents.acting import start_episode
 from toollearn.agents.base import engine_label
 from toollearn.core.errors import FormatError
 from toollearn.core.types import ErrorKind, Message, Tool, Trace
+from toollearn.decoding.tool_calls import tool_calls_constraint
 from toollearn.engines.base import Sampling
 from toollearn.envs.environment import Environment
 from toollearn.formats.answers import tool_calls
@@ -56,7 +57,7 @@ class ToolCallsAgent:
             self.env, tools, seed=self.seed, query=query, example_id=example_id, chat=self.chat,
             sampling=self.sampling,
         )  # fmt: skip
-        constraint = tool_calls.constraint(shown) if self.constrained else None
+        constraint = tool_calls_constraint(shown) if self.constrained and shown else None
         history: list[Message] = []
         for step in range(self.max_steps):
             messages = tool_calls.render_messages(query, shown, history)

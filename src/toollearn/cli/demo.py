@@ -146,6 +146,7 @@ def run_call(args: argparse.Namespace) -> int:
     """One query in the chosen answer format: the model's text, then its calls (stderr)."""
     from toollearn.cli.common import sampling_from_args
     from toollearn.core.errors import FormatError
+    from toollearn.decoding import seal_calls_constraint, tool_calls_constraint
     from toollearn.formats.answers import seal_tools, tool_calls
     from toollearn.formats.convert import read_tools
 
@@ -157,10 +158,10 @@ def run_call(args: argparse.Namespace) -> int:
         return 1
     if seal:
         prompt = seal_tools.render_messages(args.query, tools)
-        constraint = None if args.free else seal_tools.constraint(tools, args.allow_empty)
+        constraint = None if args.free else seal_calls_constraint(tools, args.allow_empty)
     else:
         prompt = tool_calls.render_messages(args.query, tools)
-        constraint = None if args.free else tool_calls.constraint(tools)
+        constraint = None if args.free or not tools else tool_calls_constraint(tools)
     engine = load_engine_from_args(args)
     out = engine.complete([prompt], max_tokens=args.max_tokens, constraint=constraint,
                           **sampling_from_args(args).kwargs())[0]  # fmt: skip

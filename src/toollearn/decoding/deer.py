@@ -17,7 +17,14 @@ from toollearn.core.types import Tool
 from toollearn.decoding.constraint import Constraint
 from toollearn.decoding.gbnf import PY_PRIMITIVES, gbnf_literal
 from toollearn.decoding.pycall import pycall_rules
-from toollearn.formats.answers.deer import CALL, NO_CALL_SPAN, NO_SEARCH_SPAN, RESPONSE, SEARCH_SPAN
+from toollearn.formats.answers.deer import (
+    CALL,
+    NO_CALL_SPAN,
+    NO_SEARCH_SPAN,
+    RESPONSE,
+    SEARCH_SPAN,
+    pool_tools,
+)
 
 STAGES = ("search", "call")
 
@@ -38,5 +45,6 @@ def deer_grammar(tools: Sequence[Tool], stage: str = "call") -> str:
 
 
 def deer_constraint(tools: Sequence[Tool], stage: str = "call") -> Constraint:
-    """A GBNF constraint admitting only well-formed DEER output for a stage."""
-    return Constraint("gbnf", deer_grammar(tools, stage), name=f"deer-{stage}")
+    """A GBNF constraint admitting only well-formed DEER output for a stage, over the pool as
+    the model sees it (tools whose names are not identifiers under their alias)."""
+    return Constraint("gbnf", deer_grammar(pool_tools(tools), stage), name=f"deer-{stage}")

@@ -35,11 +35,13 @@ def json_primitives(unsafe: str = "") -> str:
 
 JSON_PRIMITIVES = json_primitives()
 
-# Python literals for call strings (DEER's `f(a='x', b=3)`), with the same bounds.
+# Python literals for call strings (DEER's `f(a='x', b=3)`), with the same bounds; strings
+# may hold the escapes `repr` writes for quotes, backslashes, newlines and tabs.
 PY_PRIMITIVES = r"""
 pstr ::= "'" pschar* "'" | "\"" pdchar* "\""
-pschar ::= [^'\\\x00-\x1f]
-pdchar ::= [^"\\\x00-\x1f]
+pschar ::= [^'\\\x00-\x1f] | pesc
+pdchar ::= [^"\\\x00-\x1f] | pesc
+pesc ::= "\\" ["'\\nrt]
 pint ::= "-"? ([0-9] | [1-9] [0-9]{1,15})
 pnum ::= pint ("." [0-9]{1,17})? ([eE] [-+]? [0-9]{1,3})?
 pbool ::= "True" | "False"

@@ -201,12 +201,6 @@ def render_target(
     return text, spans
 
 
-def constraint(tools: Sequence[Tool], stage: str):
-    """The grammar of a stage ("search" or "call") over the pool (aliased as shown)."""
-    from toollearn.decoding.deer import deer_constraint
-
-    return deer_constraint(pool_tools(tools), stage)
-
 
 # The zero-shot option (`DecisionAgent(prompting="zero-shot")`): three questions of our own for
 # a model never trained on the released format; the pool is shown as in the released format.

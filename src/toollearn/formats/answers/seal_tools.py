@@ -50,14 +50,18 @@ def render_messages(
 
 
 def render_target(calls: Sequence[ToolCall], tools: Sequence[Tool] = ()) -> str:
-    """Gold calls as the constrained decoder writes them (the training target)."""
+    """Gold calls as the constrained decoder writes them (the training target): parameters in
+    declared order, and numbers the data writes as strings ("40") written as numbers where the
+    tool declares a number and the official scorer's str() comparison cannot tell them apart."""
     from toollearn.formats.schemas import order_like_schema
 
     items = []
     for call in calls:
         tool = next((t for t in tools if isinstance(t, Tool) and t.name == call.name), None)
         params = unlink_refs(call.arguments)
-        params = order_like_schema(params, tool.parameters) if tool else params
+        if tool:
+            params = {k: _typed(v, tool.properties.get(k)) for k, v in params.items()}
+            params = order_like_schema(params, tool.parameters)
         ids = ",".join(json.dumps(r) for r in call.responses)
         items.append(
             f'{{"api": {json.dumps(call.name, ensure_ascii=False)}, "parameters": '
@@ -66,11 +70,19 @@ def render_target(calls: Sequence[ToolCall], tools: Sequence[Tool] = ()) -> str:
     return "[" + ",".join(items) + "]"
 
 
-def constraint(tools: Sequence[Tool], allow_empty: bool = False, **kw: Any):
-    """The call-list grammar over the candidates (decoding.seal_tools)."""
-    from toollearn.decoding.seal_tools import seal_calls_constraint
+def _typed(value: Any, spec: Any) -> Any:
+    """A numeric string as the number its declared type asks for, when str() gives it back."""
+    jtype = spec.get("type") if isinstance(spec, dict) else None
+    if not isinstance(value, str) or jtype not in ("integer", "number"):
+        return value
+    try:
+        number: Any = int(value) if jtype == "integer" else float(value)
+    except ValueError:
+        return value
+    if jtype == "number" and isinstance(number, float) and number.is_integer() and "." not in value:
+        number = int(number)
+    return number if str(number) == value else value
 
-    return seal_calls_constraint(tools, allow_empty, **kw)
 
 
 def _tool_to_seal(tool: Tool) -> dict[str, Any]:

@@ -8,8 +8,9 @@ several calls allowed, or declines with `[]`, optionally followed by a newline a
 reply. Tool results come back as `tool` messages holding {"name", "content"} JSON. With no tools
 the prompt is the bare conversation and the answer plain text.
 
-Rendering, the target, the parser and the grammar (`constraint`) live together so training
-samples and served prompts cannot drift apart.
+Rendering, the target and the parser live here, the grammar in `decoding.tool_calls` (which
+writes values exactly as `render_target` does), so training samples and served prompts cannot
+drift apart.
 """
 
 from __future__ import annotations
@@ -141,12 +142,3 @@ def _unfence(text: str) -> str:
         inner = text[first_newline + 1 :] if first_newline >= 0 else ""
         return inner.split("```", 1)[0].strip()
     return text
-
-
-def constraint(tools: Sequence[Tool], allow_no_call: bool = True, max_calls: int | None = None):
-    """The grammar of this format over `tools` (None when there are no tools: plain text)."""
-    if not tools:
-        return None
-    from toollearn.decoding.tool_calls import MAX_CALLS, tool_calls_constraint
-
-    return tool_calls_constraint(tools, allow_no_call, max_calls or MAX_CALLS)

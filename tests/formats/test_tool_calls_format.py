@@ -1,0 +1,76 @@
+"""The general tool-calling format: prompt, target, parser, and auto-detected tool files."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from toollearn.core.errors import DataError, FormatError
+from toollearn.core.types import Message, Tool, ToolCall
+from toollearn.formats.answers import tool_calls
+from toollearn.formats.convert import detect_format, parse_tools
+
+BOOK = Tool(
+    "book",
+    "Book a room",
+    {
+        "type": "object",
+        "properties": {
+            "guests": {"type": "array", "items": {"type": "string"}, "x-python-type": "list"},
+            "room": {"type": "string", "enum": ["single", "double"]},
+        },
+        "required": ["room"],
+    },
+    metadata={"secret": "not shown"},
+)
+
+
+def test_prompt_shows_tools_without_internal_keys_and_allows_declining():
+    [system, user] = tool_calls.render_messages("Book a double room.", [BOOK])
+    assert system.role == "system" and user == Message("user", "Book a double room.")
+    doc = json.loads(system.content.splitlines()[1])
+    assert doc["name"] == "book" and "x-python-type" not in json.dumps(doc)
+    assert "secret" not in system.content and "reply []" in system.content
+    history = [Message("assistant", "[]")]
+    assert tool_calls.render_messages("q", [BOOK], history)[-1] == history[0]
+
+
+def test_no_tools_means_plain_chat():
+    assert tool_calls.render_messages("Hi!", []) == [Message("user", "Hi!")]
+
+
+def test_targets_and_parser_round_trip():
+    calls = (ToolCall("book", {"room": "double", "guests": ["Ann", "O'Hara [jr]"]}),)
+    target = tool_calls.render_target(calls, [BOOK])
+    assert target.index('"guests"') < target.index('"room"')  # declared order
+    assert tool_calls.parse(target).calls == calls
+    assert tool_calls.render_target((), [BOOK], "No tool needed.") == "[]\nNo tool needed."
+    declined = tool_calls.parse("[]\nNo tool needed.")
+    assert declined.declined and declined.text == "No tool needed."
+    prose = tool_calls.parse("Paris is the capital.")
+    assert prose.declined and prose.text == "Paris is the capital."
+    fenced = tool_calls.parse(
+        '```json\n[{"name": "book", "arguments": "{\\"room\\": \\"single\\"}"}]\n```'
+    )
+    assert fenced.calls == (ToolCall("book", {"room": "single"}),)  # OpenAI's string arguments
+
+
+@pytest.mark.parametrize("text", ['[{"name": 1}]', "[{oops", '[{"name": "x", "arguments": 3}]'])
+def test_bad_call_lists_are_format_errors(text):
+    with pytest.raises(FormatError):
+        tool_calls.parse(text)
+
+
+def test_tool_file_format_is_detected_from_its_records():
+    openai = {"type": "function", "function": {"name": "f", "parameters": {"type": "object"}}}
+    seal = {"api_name": "g", "api_description": "d", "parameters": {}, "required": []}
+    deer = {"api_name": "h", "description_for_human": "d", "api_function": "h(a: int)"}
+    assert detect_format(openai) == "openai" and detect_format(seal) == "seal-tools"
+    assert detect_format(deer) == "tooldeer" and detect_format("f(a: int)") == "python"
+    assert detect_format(Tool("t", responses={"r": {}}).to_dict()) == "toollearn"
+    assert detect_format({"name": "f", "parameters": {"type": "object"}}) == "openai"
+    assert [t.name for t in parse_tools(json.dumps([openai]), "auto")] == ["f"]
+    assert [t.name for t in parse_tools("f(a: int)\ng(b: str)\n", "auto")] == ["f", "g"]
+    with pytest.raises(DataError, match="cannot tell"):
+        detect_format({"what": 1})
