@@ -1,7 +1,9 @@
 # toollearn: `make demo` runs the main job on the embedded model; `make test` runs every test.
-# torch==2.13.0 is installed before anything that needs torch (it is the local CPU wheel;
-# any other torch requirement would pull several GB of CUDA packages).
+# torch==2.13.0 is installed before anything that needs torch (on the project's machines it is
+# a local CPU wheel; any other torch requirement would pull several GB of CUDA packages).
+# Elsewhere: `make test TORCH_INDEX=https://download.pytorch.org/whl/cpu` takes the CPU build.
 VENV ?= .venv
+TORCH_INDEX ?=
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-all
 
@@ -16,7 +18,7 @@ $(VENV)/.installed-demo: pyproject.toml | $(PY)
 	touch $@
 
 $(STAMP): pyproject.toml | $(PY)
-	$(PY) -m pip install -q torch==2.13.0
+	$(PY) -m pip install -q torch==2.13.0 $(if $(TORCH_INDEX),--index-url $(TORCH_INDEX))
 	$(PY) -m pip install -q -e '.[all,dev]'
 	touch $@
 

@@ -54,8 +54,17 @@ def undefined_rules(grammar: str) -> set[str]:
         tool_calls_constraint([ADD, WEATHER, ENUM]),
         seal_calls_constraint([ADD, WEATHER, ENUM]),
     ],
-    ids=["yes-no", "next", "action", "react-action", "pycall", "deer-call", "deer-search",
-         "tool-calls", "seal-calls"],
+    ids=[
+        "yes-no",
+        "next",
+        "action",
+        "react-action",
+        "pycall",
+        "deer-call",
+        "deer-search",
+        "tool-calls",
+        "seal-calls",
+    ],
 )
 def test_grammars_are_closed(constraint):
     assert constraint.kind == "gbnf" and constraint.grammar.startswith("root ::= ")
@@ -63,8 +72,13 @@ def test_grammars_are_closed(constraint):
 
 
 def test_empty_inputs_are_rejected():
-    for build in (choice_constraint, action_constraint, pycall_constraint, next_constraint,
-                  tool_calls_constraint):
+    for build in (
+        choice_constraint,
+        action_constraint,
+        pycall_constraint,
+        next_constraint,
+        tool_calls_constraint,
+    ):
         with pytest.raises(ValueError):
             build([])
 

@@ -58,10 +58,16 @@ NOTHING = Tool("ping")
         ("[]\nI can answer that myself: Paris.", True),
         ('[{"name": "weather", "arguments": {"city": "Rome"}}]', True),
         ('[{"name": "weather", "arguments": {"city": "L\'Aquila [IT] \\"old\\""}}]', True),
-        ('[{"name": "weather", "arguments": {"city": "Rome", "days": 3, "tags": ["a", 1]}}, '
-         '{"name": "CTCP", "arguments": {"nctid": "N1"}}]', True),
-        ('[{"name": "book", "arguments": {"guests": [{"name": "Ann", "age": 30}, '
-         '{"name": "Bo"}], "room": "double", "price": 99.5}}]', True),
+        (
+            '[{"name": "weather", "arguments": {"city": "Rome", "days": 3, "tags": ["a", 1]}}, '
+            '{"name": "CTCP", "arguments": {"nctid": "N1"}}]',
+            True,
+        ),
+        (
+            '[{"name": "book", "arguments": {"guests": [{"name": "Ann", "age": 30}, '
+            '{"name": "Bo"}], "room": "double", "price": 99.5}}]',
+            True,
+        ),
         ('[{"name": "book", "arguments": {"guests": [{"age": 30}], "room": "double"}}]', False),
         ('[{"name": "book", "arguments": {"guests": [], "room": "suite"}}]', False),
         ('[{"name": "ping", "arguments": {}}]', True),

@@ -84,4 +84,3 @@ def test_json_schema_constraints_work_too(engine):
         ["Answer in JSON:"], constraint=Constraint("json_schema", schema), max_tokens=20
     )[0]
     assert isinstance(json.loads(out.text)["ok"], bool)
-

@@ -74,3 +74,18 @@ def test_tool_file_format_is_detected_from_its_records():
     assert [t.name for t in parse_tools("f(a: int)\ng(b: str)\n", "auto")] == ["f", "g"]
     with pytest.raises(DataError, match="cannot tell"):
         detect_format({"what": 1})
+
+
+def test_cut_off_call_lists_are_retried_with_the_finished_calls():
+    from toollearn.agents import ToolCallsAgent
+    from toollearn.engines import ScriptedEngine
+
+    one = '{"name": "book", "arguments": {"room": "single"}}'
+    cut = f'[{one}, {one}, {{"name": "book", "argu'
+    assert tool_calls.finished_calls(cut) == 2 and tool_calls.finished_calls("[") == 0
+    assert tool_calls.finished_calls('[{"name": "a}{", "arguments": {}}]') == 1
+    engine = ScriptedEngine([cut, f"[{one}, {one}]"])
+    trace = ToolCallsAgent(engine, execute=False).run("Book two rooms.", [BOOK])
+    assert trace.meta["outcome"] == "planned" and len(trace.calls) == 2
+    assert "{0,1}" in engine.requests[1]["constraint"].grammar  # at most the 2 finished calls
+    assert trace.steps[0].data["retried"].endswith("capped at 2")

@@ -37,3 +37,16 @@ def test_score_cli_check(shared_data, capsys):
     assert main(["score", "--run", str(RESULTS / "deer-tool_bench-dc"), "--check",
                  "--data-root", str(shared_data)]) == 0  # fmt: skip
     assert "0 differences" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("run", [r for r in RUNS if _kind(r) == "deer"], ids=lambda p: p.name)
+def test_score_metric_deer_on_committed_predictions(run, shared_data, capsys):
+    """`toollearn score --metric deer` reads the committed records the way the runner does."""
+    split = json.loads((run / "config.json").read_text())["split"]
+    records = str(run / "predictions.jsonl")
+    argv = ["score", "--dataset", f"tooldeer/{split}", "--data-root", str(shared_data),
+            "--predictions", records, "--metric", "deer", "--json"]  # fmt: skip
+    assert main(argv) == 0
+    scored = json.loads(capsys.readouterr().out)["scores"]
+    stored = json.loads((run / "scores.json").read_text())["scores"]
+    assert {k: scored[k] for k in scored} == {k: stored[k] for k in scored}

@@ -23,7 +23,8 @@ from toollearn.formats.answers import tool_calls
 
 
 class ToolCallsAgent:
-    """Call lists until a plain-text answer, a loop, or the step budget; see the module doc."""
+    """Call lists until a plain-text answer, a loop, or the step budget; see the module doc.
+    execute=False stops at the first call list (what `toollearn call` prints)."""
 
     name = "tool-calls"
 
@@ -36,13 +37,14 @@ class ToolCallsAgent:
         max_steps: int = 4,
         max_repeats: int = 2,
         max_tokens: int = 256,
+        execute: bool = True,
         chat: bool = True,
         seed: int = 0,
         sampling: Sampling | None = None,
     ):
         self.engine, self.env, self.constrained = engine, env, constrained
         self.max_steps, self.max_repeats, self.max_tokens = max_steps, max_repeats, max_tokens
-        self.chat, self.seed = chat, seed
+        self.chat, self.seed, self.execute = chat, seed, execute
         self.sampling = sampling or Sampling(seed=seed)
 
     def config(self) -> dict[str, Any]:
@@ -63,6 +65,8 @@ class ToolCallsAgent:
             messages = tool_calls.render_messages(query, shown, history)
             text = rec.model(self.engine, messages, role="agent", kind="call",
                              max_tokens=self.max_tokens, constraint=constraint)  # fmt: skip
+            if text is not None and constraint is not None and _cut_off(text):
+                text = self._shorter(rec, messages, shown, text)
             if text is None:
                 return rec.finish(None, **self.config(), outcome="no_output")
             try:
@@ -75,6 +79,8 @@ class ToolCallsAgent:
                 outcome = "answered" if step else "no_call"
                 return rec.finish(answer.text or None, **self.config(), outcome=outcome)
             rec.amend_last(calls=answer.calls)
+            if not self.execute:  # the answer is the call list itself
+                return rec.finish(text, **self.config(), outcome="planned")
             history.append(Message("assistant", text))
             for call in answer.calls:
                 result = runner.run(call)
@@ -86,3 +92,22 @@ class ToolCallsAgent:
                 return rec.finish(None, **self.config(), outcome="loop")
         rec.error("agent", ErrorKind.STEP_LIMIT, f"no answer after {self.max_steps} turns")
         return rec.finish(None, **self.config(), outcome="step_limit")
+
+    def _shorter(self, rec: Any, messages: list[Message], tools: list[Tool], text: str) -> str:
+        """A constrained call list cut off by max_tokens (a small model repeating a call) is
+        generated again with the calls capped at those it finished; recorded as a retry."""
+        cap = max(1, tool_calls.finished_calls(text))
+        rec.amend_last(data={"retried": f"cut off by max_tokens; calls capped at {cap}"})
+        again = rec.model(self.engine, messages, role="agent", kind="call",
+                          max_tokens=self.max_tokens,
+                          constraint=tool_calls_constraint(tools, max_calls=cap))  # fmt: skip
+        return again if again is not None else text
+
+
+def _cut_off(text: str) -> bool:
+    """A call list that never closed (the token budget ran out inside it)."""
+    try:
+        tool_calls.parse(text)
+    except FormatError:
+        return text.lstrip().startswith("[")
+    return False

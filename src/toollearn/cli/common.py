@@ -74,9 +74,7 @@ def load_engine_spec(spec: str, threads: int | None = None, **llama: Any) -> Any
     return load_engine(spec, **engine_options(spec, threads, **llama))
 
 
-def load_engines(
-    specs: dict[str, str], threads: int | None = None, **llama: Any
-) -> dict[str, Any]:
+def load_engines(specs: dict[str, str], threads: int | None = None, **llama: Any) -> dict[str, Any]:
     """One engine per role (or any key), loading each distinct spec once."""
     loaded = {s: load_engine_spec(s, threads, **llama) for s in dict.fromkeys(specs.values())}
     return {key: loaded[spec] for key, spec in specs.items()}

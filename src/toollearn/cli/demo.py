@@ -145,32 +145,57 @@ def _shown(text: str) -> str:
 def run_call(args: argparse.Namespace) -> int:
     """One query in the chosen answer format: the model's text, then its calls (stderr)."""
     from toollearn.cli.common import sampling_from_args
-    from toollearn.core.errors import FormatError
-    from toollearn.decoding import seal_calls_constraint, tool_calls_constraint
-    from toollearn.formats.answers import seal_tools, tool_calls
     from toollearn.formats.convert import read_tools
 
     tools = read_tools(args.tools, args.tools_format)
-    seal = args.answer_format == "seal-tools"
-    if seal and not tools:
-        print("toollearn: error: the seal-tools format needs tools; none in " + args.tools,
+    if args.answer_format == "seal-tools":
+        return _call_seal(args, tools)
+    from toollearn.agents import ToolCallsAgent
+    from toollearn.formats.answers import tool_calls
+
+    agent = ToolCallsAgent(load_engine_from_args(args), constrained=not args.free,
+                           max_tokens=args.max_tokens, execute=False,
+                           sampling=sampling_from_args(args))  # fmt: skip
+    trace = agent.run(args.query, tools)
+    model_steps = [s for s in trace.steps if s.prompt is not None]
+    if not model_steps or model_steps[-1].error is not None and not model_steps[-1].content:
+        detail = trace.errors[-1].detail if trace.errors else "no answer"
+        print(f"toollearn: error: {detail}", file=sys.stderr)
+        return 1
+    text = model_steps[-1].content
+    print(text)
+    if trace.meta["outcome"] == "format_error":
+        print(f"# not a call list: {trace.errors[-1].detail}", file=sys.stderr)
+        return 1
+    calls = tool_calls.parse(text).calls
+    print("# " + ("; ".join(_calls_text([c]) for c in calls) if calls else "no call"),
+          file=sys.stderr)  # fmt: skip
+    return 0
+
+
+def _call_seal(args: argparse.Namespace, tools: list) -> int:
+    """The Seal-Tools paper's prompt and call list over the given tools."""
+    from toollearn.cli.common import sampling_from_args
+    from toollearn.core.errors import FormatError
+    from toollearn.decoding import seal_calls_constraint
+    from toollearn.formats.answers import seal_tools
+
+    if not tools:
+        print(f"toollearn: error: the seal-tools format needs tools; none in {args.tools}",
               file=sys.stderr)  # fmt: skip
         return 1
-    if seal:
-        prompt = seal_tools.render_messages(args.query, tools)
-        constraint = None if args.free else seal_calls_constraint(tools, args.allow_empty)
-    else:
-        prompt = tool_calls.render_messages(args.query, tools)
-        constraint = None if args.free or not tools else tool_calls_constraint(tools)
-    engine = load_engine_from_args(args)
-    out = engine.complete([prompt], max_tokens=args.max_tokens, constraint=constraint,
-                          **sampling_from_args(args).kwargs())[0]  # fmt: skip
+    prompt = seal_tools.render_messages(args.query, tools)
+    constraint = None if args.free else seal_calls_constraint(tools, args.allow_empty)
+    out = load_engine_from_args(args).complete(
+        [prompt], max_tokens=args.max_tokens, constraint=constraint,
+        **sampling_from_args(args).kwargs(),
+    )[0]  # fmt: skip
     if out.error:
         print(f"toollearn: error: {out.error}", file=sys.stderr)
         return 1
     print(out.text)
     try:
-        calls = seal_tools.parse_calls(out.text) if seal else tool_calls.parse(out.text).calls
+        calls = seal_tools.parse_calls(out.text)
     except FormatError as exc:
         print(f"# not a call list: {exc}", file=sys.stderr)
         return 1

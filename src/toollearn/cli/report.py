@@ -15,7 +15,7 @@ def register(sub: Any) -> None:
     b = report_sub.add_parser(
         "baseline",
         help="Seal-Tools and DEER baseline tables, the papers' numbers beside",
-        description="Read ROOT/seal/{free,constrained} and ROOT/deer-<set>[-dc] run "
+        description="Read ROOT/seal/{free,constrained} and the ROOT/deer-<set>* run "
         "directories (those present) and print Markdown tables with the papers' numbers.",
     )
     b.add_argument("--root", default="results", help="folder of run directories (results)")
@@ -32,14 +32,7 @@ def run_baseline(args: argparse.Namespace) -> int:
         parts.append(
             f"## Seal-Tools test (paper's 5-candidate prompts)\n\n{seal_table(root / 'seal')}"
         )
-    deer_runs = {
-        split: [
-            (label, root / f"deer-{split}{suffix}")
-            for suffix, label in (("", "full pipeline"), ("-dc", "Decision-Call only"))
-            if (root / f"deer-{split}{suffix}" / "scores.json").is_file()
-        ]
-        for split in DEER_SETS
-    }
+    deer_runs = {split: deer_runs_of(root, split) for split in DEER_SETS}
     if any(deer_runs.values()):
         parts.append(f"## DEER (unseen tools)\n\n{deer_table(deer_runs)}")
     if not parts:
@@ -50,3 +43,22 @@ def run_baseline(args: argparse.Namespace) -> int:
     if args.out:
         Path(args.out).write_text(text)
     return 0
+
+
+def deer_runs_of(root: Path, split: str) -> list[tuple[str, Path]]:
+    """(label, run dir) of the scored DEER runs on a test set, labelled from their configs:
+    the full pipeline or Decision-Call only, with the released format or zero-shot prompts."""
+    import json
+
+    found = []
+    for run in sorted(root.glob(f"deer-{split}*")):
+        if not (run / "scores.json").is_file():
+            continue
+        config = json.loads((run / "config.json").read_text())
+        if config.get("split") != split:
+            continue
+        stage = "Decision-Call only" if config.get("skip_search") else "full pipeline"
+        prompting = config.get("prompting", "zero-shot")
+        prompts = "released format" if prompting == "released" else "zero-shot prompts"
+        found.append((config.get("skip_search", False), f"{stage}, {prompts}", run))
+    return [(label, run) for _, label, run in sorted(found, key=lambda x: (x[0], x[1]))]

@@ -17,9 +17,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "convert",
         help="convert a tool list between formats",
         description="Read tools (JSON list, JSON Lines, or {'tools': [...]}) in one format and "
-        "write them in another. Formats: " + ", ".join(FORMATS) + ".",
+        "write them in another. Formats: " + ", ".join(FORMATS) + " (and auto for --from).",
     )
-    conv.add_argument("--from", dest="src", required=True, choices=list(FORMATS), metavar="FORMAT")
+    conv.add_argument(
+        "--from",
+        dest="src",
+        default="auto",
+        choices=["auto", *FORMATS],
+        metavar="FORMAT",
+        help="input format (default auto: told from the records)",
+    )
     conv.add_argument("--to", dest="dst", required=True, choices=list(FORMATS), metavar="FORMAT")
     conv.add_argument("input", nargs="?", default="-", help="input file (default: stdin)")
     conv.add_argument(

@@ -136,6 +136,8 @@ def run_app(
     writer = RunWriter(out_dir, run_config)
     done = writer.done_ids()
     todo = [t for t in tests if t.id not in done]
+    if todo:
+        writer.record_engine(engine)
     generator = ActionGenerator(cls, engine, demos, cfg)
     batches = [todo[i : i + batch_size] for i in range(0, len(todo), batch_size)]
     for batch in progress(batches, total=len(batches), desc=f"{app} {name}"):

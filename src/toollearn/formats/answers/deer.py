@@ -46,7 +46,6 @@ SEARCH_TEXT = "Need to look up the API Pool."
 NO_CALL_TEXT = "There is no proper API and I need to answer this question with my own knowledge."
 POOL_HEAD = "The API Pool including: "
 POOL_MID = ", and the introduction and usage of each API is as follows: \n"
-NAME = "deer"
 SEARCH_SPAN = f"{BEGIN} {SEARCH_TEXT} {SEARCH}"
 NO_SEARCH_SPAN = f"{BEGIN} {NO_SEARCH_TEXT} {END}"
 NO_CALL_SPAN = f" {NOCALL} {NO_CALL_TEXT} {END}"
@@ -199,7 +198,6 @@ def render_target(
             spans.append((len(text), len(text) + len(piece)))
         text += piece
     return text, spans
-
 
 
 # The zero-shot option (`DecisionAgent(prompting="zero-shot")`): three questions of our own for

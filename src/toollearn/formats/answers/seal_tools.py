@@ -19,8 +19,6 @@ from typing import Any
 from toollearn.core.errors import FormatError
 from toollearn.core.types import Message, Tool, ToolCall, link_refs, unlink_refs
 
-NAME = "seal-tools"
-
 PROMPT_HEADER = (
     "Please chooose the needed apis and return api_calling list according to the "
     "task_instruction.\n"
@@ -82,7 +80,6 @@ def _typed(value: Any, spec: Any) -> Any:
     if jtype == "number" and isinstance(number, float) and number.is_integer() and "." not in value:
         number = int(number)
     return number if str(number) == value else value
-
 
 
 def _tool_to_seal(tool: Tool) -> dict[str, Any]:

@@ -24,7 +24,6 @@ from toollearn.core.errors import FormatError
 from toollearn.core.types import Message, Tool, ToolCall, unlink_refs
 from toollearn.formats.schemas.openai import strip_extensions
 
-NAME = "tool-calls"
 NO_CALL = "[]"
 INSTRUCTIONS = (
     "To use tools, reply with only a JSON list of calls: "
@@ -134,6 +133,25 @@ def parse(text: str) -> ToolCallsAnswer:
             raise FormatError(f"call {i}: 'arguments' must be an object")
         calls.append(ToolCall(item["name"], args))
     return ToolCallsAnswer(tuple(calls), body[end:].strip())
+
+
+def finished_calls(text: str) -> int:
+    """How many complete call objects a (possibly cut off) call list holds."""
+    depth, quote, escape, done = 0, False, False, 0
+    for ch in text.lstrip():
+        if escape:
+            escape = False
+        elif quote:
+            escape = ch == "\\"
+            quote = ch != '"'
+        elif ch == '"':
+            quote = True
+        elif ch in "[{":
+            depth += 1
+        elif ch in "]}":
+            depth -= 1
+            done += ch == "}" and depth == 1
+    return done
 
 
 def _unfence(text: str) -> str:
