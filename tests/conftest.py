@@ -32,6 +32,7 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    _free_llama_models()
     if not session.config.getoption("--strict-skips"):
         return
     bad = [(node, why) for node, why in _SKIPPED if SHARED_SKIP not in why]
@@ -84,3 +85,16 @@ def admits():
             m.close()
 
     return check
+
+
+def _free_llama_models() -> None:
+    """Close the cached llama.cpp models while Python is still whole (freed at interpreter
+    exit, llama-cpp-python's destructor prints a TypeError traceback)."""
+    import sys
+
+    llama = sys.modules.get("toollearn.engines.llama")
+    if llama is None:
+        return
+    for model in llama._MODELS.values():
+        model.close()
+    llama._MODELS.clear()

@@ -155,7 +155,7 @@ class LlamaEngine:
         """Provenance: the model file and its hash, the chat template, the packages."""
         from toollearn.engines.provenance import file_record, package_record
 
-        out = {"engine": self.name, "model": file_record(self.model_path)}
+        out = {"engine": self.name, "model": file_record(self.model_path), "adapters": []}
         try:
             out.update(self.chat_template.describe())
         except EngineError:
