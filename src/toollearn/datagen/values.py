@@ -18,7 +18,8 @@ _EG = re.compile(r"\(e\.g\.,?\s*([^()]*)\)", re.IGNORECASE)
 CITIES = ["Paris", "Tokyo", "New York", "Berlin", "Cairo", "Sydney", "Toronto", "Mumbai",
           "Lagos", "Lima", "Oslo", "Seoul", "Madrid", "Chicago", "Nairobi", "Dublin"]  # fmt: skip
 NAMES = ["Alice Johnson", "Bob Smith", "Carlos Diaz", "Dana Lee", "Emma Brown", "Farid Khan",
-         "Grace Kim", "Hugo Martin", "Ines Costa", "Jamal Carter", "Kenji Sato", "Lena Fischer"]  # fmt: skip
+         "Grace Kim", "Hugo Martin", "Ines Costa", "Jamal Carter", "Kenji Sato",
+         "Lena Fischer"]  # fmt: skip
 WORDS = ["solar", "garden", "budget", "river", "canvas", "harbor", "orbit", "maple", "signal",
          "ledger", "summit", "meadow", "quartz", "lantern", "voyage", "cedar"]  # fmt: skip
 TOPICS = ["climate change", "machine learning", "ancient Rome", "renewable energy",
@@ -115,7 +116,9 @@ def _string(words: str, rng: random.Random) -> str:
     return f"{rng.choice(WORDS)} {rng.choice(WORDS)}"
 
 
-def value_for(name: str, spec: Any, rng: random.Random, depth: int = 0, p_example: float = 0.8) -> Any:
+def value_for(
+    name: str, spec: Any, rng: random.Random, depth: int = 0, p_example: float = 0.8
+) -> Any:
     """A value for one parameter: usually one of its documented examples (typed), else a
     generated one."""
     jtype = spec.get("type") if isinstance(spec, dict) else None
