@@ -1,14 +1,20 @@
 """Demonstrations and test goals of the simulated apps, generated from templates.
 
 `build(app)` fills the app's template spec (apps/data/<app>.json) with a fixed seed and checks
-that every label program executes; `write_all()` regenerates the bundled JSONL files
-(`python -m toollearn.apps.datasets`). `load_demos(app)` / `load_tests(app)` read them back as
-`Example`s: query = goal, calls = the API calls, metadata = program, template, names, criteria.
+that every label program executes; `write_all()` regenerates the bundled JSONL files of the
+"demo" and "test" splits (`python -m toollearn.apps.datasets`); the spec's "train" templates are
+filled by `toollearn.datagen.apps` instead. `load_demos(app)` / `load_tests(app)` read them back
+as `Example`s: query = goal, calls = the API calls, metadata = program, template, names,
+criteria. `api_complexity` is the paper's API complexity score of a set of programs given
+others (here, below evaluation, so data generation can report it too).
 """
 
 from __future__ import annotations
 
 import json
+import math
+from collections import Counter
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +26,7 @@ from toollearn.data.templates import generate, load_spec
 
 DATA = Path(__file__).parent / "data"
 SEED = 20230601
+BUNDLED = ("demo", "test")  # the splits shipped as JSONL files
 # How many goals each split gets per template (demos: one per demo template).
 PER_TEMPLATE = {"home-search": {"demo": 1, "test": 5}, "trip-booking": {"demo": 1, "test": 5}}
 
@@ -45,42 +52,56 @@ def app_class(app: str) -> type[App]:
 
 
 def build(
-    app: str, seed: int = SEED, per_template: dict[str, int] | None = None
+    app: str,
+    seed: int = SEED,
+    per_template: dict[str, int] | None = None,
+    splits: Sequence[str] | None = None,
 ) -> dict[str, list[dict[str, Any]]]:
-    """Generate every split of `app` as records; DataError if a label does not execute.
+    """Generate splits of `app` as records; DataError if a label does not execute.
 
-    `per_template` overrides how many goals each template of a split yields (e.g. a large
-    "train" split of templates added to the spec for model alignment)."""
+    `splits` defaults to the bundled ones plus any split `per_template` names; `per_template`
+    overrides how many goals each template of a split yields (e.g. a large "train" split of
+    templates added to the spec for model alignment). Split i of the spec is seeded seed + i."""
     cls = app_class(app)
     templates, pools = load_spec(spec_path(app))
     counts = {**PER_TEMPLATE.get(app, {}), **(per_template or {})}
+    wanted = list(splits) if splits is not None else [*BUNDLED, *(per_template or {})]
     out: dict[str, list[dict[str, Any]]] = {}
-    for split, items in templates.items():
-        per = counts.get(split, 1)
-        records = []
-        filled_all = generate(items, pools, per, seed=seed + len(out))
-        # round-robin over templates, so the first N goals (--limit N) span N templates
-        order = sorted(range(len(filled_all)), key=lambda i: (i % per, i // per))
-        for i, filled in enumerate(filled_all[j] for j in order):
-            run = run_program(filled.program, cls)
-            if not run.executable:
-                raise DataError(f"{app} {filled.template}: label does not execute: {run.error}")
-            records.append(
-                {
-                    "id": f"{app}/{split}/{i:03d}",
-                    "goal": filled.goal,
-                    "program": filled.program,
-                    "template": filled.template,
-                    "names": run.names,
-                    "criteria": run.criteria,
-                }
+    for index, (split, items) in enumerate(templates.items()):
+        if split in wanted:
+            out[split] = _fill_split(
+                app, cls, split, items, pools, counts.get(split, 1), seed + index
             )
-        out[split] = records
     return out
 
 
+def _fill_split(
+    app: str, cls: type[App], split: str, items: list, pools: dict, per: int, seed: int
+) -> list[dict[str, Any]]:
+    """One split's records: `per` goals per template, checked, in round-robin order."""
+    records = []
+    filled_all = generate(items, pools, per, seed=seed)
+    # round-robin over templates, so the first N goals (--limit N) span N templates
+    order = sorted(range(len(filled_all)), key=lambda i: (i % per, i // per))
+    for i, filled in enumerate(filled_all[j] for j in order):
+        run = run_program(filled.program, cls)
+        if not run.executable:
+            raise DataError(f"{app} {filled.template}: label does not execute: {run.error}")
+        records.append(
+            {
+                "id": f"{app}/{split}/{i:03d}",
+                "goal": filled.goal,
+                "program": filled.program,
+                "template": filled.template,
+                "names": run.names,
+                "criteria": run.criteria,
+            }
+        )
+    return records
+
+
 def write_all(apps: tuple[str, ...] = ("home-search", "trip-booking")) -> list[Path]:
-    """Regenerate the bundled JSONL files of `apps`."""
+    """Regenerate the bundled JSONL files (demo and test splits) of `apps`."""
     written = []
     for app in apps:
         for split, records in build(app).items():
@@ -151,6 +172,30 @@ def load_demos(app: str) -> list[Example]:
 def load_tests(app: str) -> list[Example]:
     """The test goals of an app with their label programs."""
     return load_split(app, "test")
+
+
+def api_distance(test: Sequence[str], demo: Sequence[str], n_apis: int, base: float = 2.0) -> float:
+    """d(t, e) = |e| log(2) + |t \\ e| log(|D|), in the given log base (paper Appendix D;
+    `toollearn.evaluation.metrics.complexity` explains the formula and the base)."""
+    uncovered = sum((Counter(test) - Counter(demo)).values())
+    return (len(demo) * math.log(2) + uncovered * math.log(n_apis)) / math.log(base)
+
+
+def api_complexity(
+    tests: Sequence[Sequence[str]],
+    demos: Sequence[Sequence[str]],
+    n_apis: int,
+    base: float = 2.0,
+) -> float:
+    """Mean over tests of the distance to the nearest demonstration (higher = harder)."""
+    if not tests:
+        raise DataError("api_complexity needs at least one test program")
+    if not demos:
+        raise DataError("api_complexity needs at least one demonstration program")
+    if n_apis < 1:
+        raise DataError(f"n_apis must be >= 1, got {n_apis}")
+    total = sum(min(api_distance(t, e, n_apis, base) for e in demos) for t in tests)
+    return total / len(tests)
 
 
 if __name__ == "__main__":

@@ -7,7 +7,10 @@ honest (`default_exclusions`):
   `test_in_domain` nor dev calls (444), and every tool of a sub-field found only in
   `test_out_domain` (221 sub-fields), so the out-of-domain split stays out of domain;
 - ToolDEER: the gold tools of `test.json`'s Call samples (the 77 unseen tools), and every
-  `test.json` and `valid.json` query (which `tool.json`'s examples repeat verbatim).
+  `test.json` and `valid.json` query (which `tool.json`'s examples repeat verbatim);
+- the alpha-UMi trajectory test: the tools of a few Seal-Tools sub-fields no Seal-Tools test
+  or dev instance uses (`trajectory_test_subfields`), kept out of every generator's training
+  data so that test is on unseen tools.
 `leakage_report` checks a dataset against them: exact and near-duplicate queries (word-trigram
 Jaccard >= 0.7 after normalising case, punctuation and spaces) and excluded tools used.
 """
@@ -21,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from toollearn.core.samples import TrainingSample
+from toollearn.core.types import Tool
 
 NEAR = 0.7
 _WORD = re.compile(r"[a-z0-9]+")
@@ -45,6 +49,7 @@ class Exclusions:
     tools: set[str] = field(default_factory=set)
     queries: list[str] = field(default_factory=list)
     reasons: dict[str, str] = field(default_factory=dict)
+    held_out_subfields: set[str] = field(default_factory=set)  # the trajectory test's
 
     def add_tools(self, names: Iterable[str], reason: str) -> None:
         names = set(names)
@@ -57,10 +62,12 @@ class Exclusions:
         self.reasons[f"queries: {reason}"] = f"{len(queries)} queries"
 
     def merge(self, other: Exclusions) -> Exclusions:
-        merged = Exclusions(set(self.tools), list(self.queries), dict(self.reasons))
+        merged = Exclusions(set(self.tools), list(self.queries), dict(self.reasons),
+                            set(self.held_out_subfields))  # fmt: skip
         merged.tools |= other.tools
         merged.queries += other.queries
         merged.reasons.update(other.reasons)
+        merged.held_out_subfields |= other.held_out_subfields
         return merged
 
 
@@ -83,7 +90,25 @@ def seal_exclusions(root: str | Path) -> Exclusions:
     only = {f for f in out_fields - seen_fields if f}
     ex.add_tools({t.name for t in pool if t.category in only},
                  f"in the {len(only)} sub-fields only Seal-Tools test_out_domain uses")  # fmt: skip
+    held = trajectory_test_subfields(pool, ex.tools, seen_fields | out_fields)
+    reason = f"in the {len(held)} sub-fields held out for the alpha-UMi trajectory test"
+    ex.add_tools({t.name for t in pool if t.category in held}, reason)
+    ex.held_out_subfields = held
     return ex
+
+
+def trajectory_test_subfields(
+    pool: Sequence[Tool], banned: set[str], seen: set[str], share: float = 0.5
+) -> set[str]:
+    """Sub-fields held out for the trajectory test: every 1/share-th (in name order) of those
+    with at least 2 usable tools that no Seal-Tools test or dev instance calls (`seen`), so
+    holding them out costs the Seal-Tools tests nothing."""
+    usable: dict[str, int] = {}
+    for t in pool:
+        if t.name not in banned and t.category and t.category not in seen:
+            usable[t.category] = usable.get(t.category, 0) + 1
+    eligible = sorted(c for c, n in usable.items() if n >= 2)
+    return set(eligible[:: max(1, round(1 / share))])
 
 
 def deer_exclusions(root: str | Path) -> Exclusions:

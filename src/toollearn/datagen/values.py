@@ -13,7 +13,8 @@ import random
 import re
 from typing import Any
 
-_EG = re.compile(r"\(e\.g\.,?\s*([^()]*)\)", re.IGNORECASE)
+_EG = re.compile(r"e\.g\.,?\s*([^()]*)", re.IGNORECASE)
+_RANGE = re.compile(r"(-?\d+(?:\.\d+)?)\s*(?:to|-)\s*(-?\d+(?:\.\d+)?)")
 
 CITIES = ["Paris", "Tokyo", "New York", "Berlin", "Cairo", "Sydney", "Toronto", "Mumbai",
           "Lagos", "Lima", "Oslo", "Seoul", "Madrid", "Chicago", "Nairobi", "Dublin"]  # fmt: skip
@@ -22,6 +23,15 @@ NAMES = ["Alice Johnson", "Bob Smith", "Carlos Diaz", "Dana Lee", "Emma Brown", 
          "Lena Fischer"]  # fmt: skip
 WORDS = ["solar", "garden", "budget", "river", "canvas", "harbor", "orbit", "maple", "signal",
          "ledger", "summit", "meadow", "quartz", "lantern", "voyage", "cedar"]  # fmt: skip
+LANGUAGES = ["Spanish", "French", "German", "Japanese", "Swahili", "Hindi", "Portuguese",
+             "Korean", "Arabic", "Italian"]  # fmt: skip
+COLORS = ["red", "blue", "green", "black", "white", "yellow", "purple", "orange"]
+UNITS = ["meters", "kilograms", "celsius", "liters", "miles", "seconds", "dollars", "hours"]
+ITEMS = ["milk", "eggs", "bread", "apples", "coffee", "rice", "tomatoes", "cheese", "batteries",
+         "light bulbs", "soap", "pasta"]  # fmt: skip
+SENTENCES = ["Please review the attached notes before Friday.", "The meeting moved to Tuesday.",
+             "Thanks for your help with the project.", "Remember to bring the documents.",
+             "Dinner is at seven tonight."]  # fmt: skip
 TOPICS = ["climate change", "machine learning", "ancient Rome", "renewable energy",
           "jazz history", "ocean currents", "urban planning", "volcanoes"]  # fmt: skip
 
@@ -75,34 +85,60 @@ def _cast(value: Any, jtype: str | None) -> Any:
 
 
 def typed_value(name: str, spec: Any, rng: random.Random, depth: int = 0) -> Any:
-    """A plausible value for a parameter from its type and name."""
+    """A plausible value for a parameter from its type, name and description, within its
+    minimum/maximum, near its example numbers."""
     spec = spec if isinstance(spec, dict) else {}
     jtype = spec.get("type")
     jtype = jtype[0] if isinstance(jtype, list) and jtype else jtype
-    words = _words(name)
-    if jtype == "integer":
-        if "year" in words:
-            return rng.randint(1995, 2025)
-        if "age" in words.split():
-            return rng.randint(18, 80)
-        return rng.randint(1, 20) if re.search(r"count|num|limit|size|page", words) else (
-            rng.randint(1, 500))  # fmt: skip
-    if jtype == "number":
-        return round(rng.uniform(1, 500), rng.choice([0, 1, 2])) or 1.5
+    words = f"{_words(name)} {str(spec.get('description', '')).lower()}"
+    if jtype in ("integer", "number"):
+        return _number(jtype, words, spec, rng)
     if jtype == "boolean":
         return rng.random() < 0.5
     if jtype == "array":
         items = spec.get("items") if isinstance(spec.get("items"), dict) else {"type": "string"}
-        return [value_for(f"{name} item", items, rng, depth + 1) for _ in range(rng.randint(1, 3))]
+        values = [value_for(name, items, rng, depth + 1) for _ in range(rng.randint(1, 3))]
+        return list({repr(v): v for v in values}.values())  # no repeated items
     if jtype == "object" and depth < 3:
         props = spec.get("properties") or {}
         return {k: value_for(k, v, rng, depth + 1) for k, v in props.items()} or {"key": "value"}
     return _string(words, rng)
 
 
+def _number(jtype: str, words: str, spec: dict[str, Any], rng: random.Random) -> int | float:
+    numbers = [float(x) for x in example_values(spec) if _cast(x, "number") is not None]
+    lo, hi = spec.get("minimum"), spec.get("maximum")
+    span = _RANGE.search(str(spec.get("description", "")))
+    if span and lo is None and hi is None:
+        lo, hi = float(span.group(1)), float(span.group(2))
+    if numbers:
+        base = rng.choice(numbers)
+        lo = lo if lo is not None else base * 0.5
+        hi = hi if hi is not None else base * 1.5 or 10
+    elif "year" in words:
+        lo, hi = lo or 1995, hi or 2025
+    elif re.search(r"\bage\b", words):
+        lo, hi = lo or 18, hi or 80
+    elif re.search(r"percent|%", words):
+        lo, hi = lo or 1, hi or 100
+    elif re.search(r"count|num|limit|size|page|guests|people|quantity", words):
+        lo, hi = lo or 1, hi or 12
+    lo, hi = (1 if lo is None else lo), (500 if hi is None else hi)
+    lo, hi = min(lo, hi), max(lo, hi)
+    if jtype == "integer":
+        return rng.randint(int(lo), max(int(lo), int(hi)))
+    return round(rng.uniform(lo, hi), rng.choice([1, 2])) or 1.5
+
+
 def _string(words: str, rng: random.Random) -> str:
+    if re.search(r"e-?mail|recipient|\bto\b.*address|\baddress\b.*(mail|recipient)", words):
+        return f"{rng.choice(NAMES).split()[0].lower()}{rng.randint(1, 99)}@example.com"
     if re.search(r"\b(city|location|place|destination|origin|country|region)\b", words):
         return rng.choice(CITIES)
+    if re.search(r"\b(body|message|content|note|notes|comment)\b", words):
+        return rng.choice(SENTENCES)
+    if re.search(r"\b(item|items|product|products|ingredient|ingredients)\b", words):
+        return rng.choice(ITEMS)
     if re.search(r"\bdate\b", words):
         return f"{rng.randint(2020, 2026)}-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}"
     if "email" in words:
@@ -111,9 +147,17 @@ def _string(words: str, rng: random.Random) -> str:
         return rng.choice(NAMES)
     if re.search(r"\b(id|code|number)\b", words):
         return f"{rng.choice('ABCDEFGHJK')}{rng.randint(1000, 99999)}"
-    if re.search(r"\b(topic|subject|query|keyword|text)\b", words):
+    if re.search(r"\b(topic|subject|query|keyword|text|title|theme)\b", words):
         return rng.choice(TOPICS)
-    return f"{rng.choice(WORDS)} {rng.choice(WORDS)}"
+    if re.search(r"\b(language|lang|locale)\b", words):
+        return rng.choice(LANGUAGES)
+    if re.search(r"\b(color|colour)\b", words):
+        return rng.choice(COLORS)
+    if re.search(r"\b(unit|units)\b", words):
+        return rng.choice(UNITS)
+    if re.search(r"\b(time|hour)\b", words):
+        return f"{rng.randint(7, 21):02d}:{rng.choice(['00', '15', '30', '45'])}"
+    return rng.choice(WORDS)
 
 
 def value_for(

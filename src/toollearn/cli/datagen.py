@@ -1,0 +1,186 @@
+"""`toollearn datagen seal|mixture|umi|deer|natural|apps|tools`: training data, one command each.
+
+Each writes OUT/data.jsonl (TRL-ready: prompt/completion messages plus tools, and the loss
+spans), OUT/stats.json (counts by kind, tokens per sample, rejections by reason) and
+OUT/leakage.json (held-out test queries and tools found in the data: none, by default).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+KINDS = {
+    "seal": "Seal-Tools instances (single, multi-tool, nested) with 5 candidates each",
+    "mixture": "the general tool-calling mixture for any tools (your tool file)",
+    "umi": "alpha-UMi trajectories: planner/caller/summarizer/single-LLM samples + a test set",
+    "deer": "DEER decision branches (Call/NoCall, 2:1:2 pools) and NoSearch samples",
+    "natural": "ToolDEER's GPT-4 queries as single, multi and parallel call samples",
+    "apps": "SambaNova alignment data for Home Search and Trip Booking",
+}
+
+
+def register(subparsers: Any) -> None:
+    """Add `toollearn datagen ...`."""
+    p = subparsers.add_parser("datagen", help="generate training data", description=__doc__,
+                              formatter_class=argparse.RawDescriptionHelpFormatter)  # fmt: skip
+    sub = p.add_subparsers(dest="datagen_kind", metavar="KIND")
+    p.set_defaults(func=lambda _a: p.print_help() or 2)
+    for kind, help_text in KINDS.items():
+        k = sub.add_parser(kind, help=help_text, description=help_text)
+        _common(k)
+        _extra(kind, k)
+        k.set_defaults(func=run, kind=kind)
+    t = sub.add_parser("tools", help="self-instruct new tools for fields with a teacher engine")
+    t.add_argument(
+        "--fields",
+        required=True,
+        help='Seal-Tools field.jsonl: one {"Field": ["Sub-field", ...]} per line',
+    )
+    t.add_argument("--teacher", required=True, help="engine spec of the teacher")
+    t.add_argument("--per-subfield", type=int, default=1)
+    t.add_argument("--limit", type=int, default=None, help="first N fields only")
+    t.add_argument("--out", required=True, help="output tool file (JSON lines, Seal-Tools)")
+    t.add_argument("--data-root", default=None, help="existing tools to avoid duplicating")
+    t.add_argument("--seed", type=int, default=0)
+    t.set_defaults(func=run_tools)
+
+
+def _common(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--out", required=True, help="output folder")
+    p.add_argument("-n", "--n", type=int, default=1000, help="instances to generate")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--data-root", default=None,
+                   help="the reference data (default $TOOLLEARN_DATA): its test sets are "
+                   "kept out of the data")  # fmt: skip
+    p.add_argument("--exclude-tools", default=None, help="file of tool names to keep out")
+    p.add_argument("--exclude-queries", default=None, help="file of queries to keep out")
+    p.add_argument("--no-tokens", action="store_true", help="skip counting tokens per sample")
+
+
+def _extra(kind: str, p: argparse.ArgumentParser) -> None:
+    if kind in ("seal", "mixture", "umi"):
+        p.add_argument("--tools", default=None,
+                       help="a tool file (any format; default the Seal-Tools pool)")  # fmt: skip
+        p.add_argument("--pool", default=None, help="seal-tools | tooldeer (under the data root)")
+    if kind == "seal":
+        p.add_argument("--teacher", default=None, help="engine spec that writes the queries")
+        p.add_argument("--teacher-cache", default=None, help="resumable cache of its queries")
+    if kind == "mixture":
+        p.add_argument("--mask", type=float, default=0.2, help="share of masked copies")
+    if kind == "umi":
+        p.add_argument("--test-steps", type=int, default=300,
+                       help="planner steps of the held-out trajectory test set")  # fmt: skip
+    if kind == "deer":
+        p.add_argument("--nosearch", type=int, default=1000, help="NoSearch queries")
+        p.add_argument("--answer-engine", default="llama",
+                       help="engine writing the NoSearch answers (the base model)")  # fmt: skip
+        p.add_argument("--answers-cache", default=None, help="resumable cache of the answers")
+    if kind == "apps":
+        p.add_argument("--app", choices=("home-search", "trip-booking"), required=True)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Generate, check against the exclusions, write; print the stats."""
+    from toollearn.datagen import jobs
+
+    root = jobs.data_root(args.data_root)
+    ex = jobs.exclusions_for(root, args.exclude_tools, args.exclude_queries)
+    if root is None:
+        print("note: no data root: only the --exclude lists are kept out", file=sys.stderr)
+    gen, seconds = jobs.timed(_generate, args, root, ex)
+    gen.config["seconds"] = seconds
+    stats = jobs.write_job(args.out, gen, ex, tokens=not args.no_tokens)
+    _print_stats(stats, args.out)
+    return 0
+
+
+def _generate(args: argparse.Namespace, root: str | None, ex: Any) -> Any:
+    from toollearn.datagen import jobs
+
+    if args.kind in ("seal", "mixture", "umi"):
+        tools, source = jobs.tool_pool(args.tools, args.pool, root)
+    if args.kind == "seal":
+        from toollearn.datagen.seal import generate_seal
+
+        writer = None
+        if args.teacher:
+            from toollearn.cli.common import load_engine_spec
+            from toollearn.datagen.teacher import TeacherQueryWriter
+
+            writer = TeacherQueryWriter(load_engine_spec(args.teacher), args.teacher_cache)
+        return generate_seal(tools, args.n, seed=args.seed, exclusions=ex, writer=writer)
+    if args.kind == "mixture":
+        from toollearn.datagen.mixture import generate_mixture
+
+        return generate_mixture(tools, args.n, seed=args.seed, p_mask=args.mask, exclusions=ex,
+                                source=source)  # fmt: skip
+    if args.kind == "umi":
+        return jobs.run_umi(tools, args.n, args.test_steps, args.seed, ex, args.out)
+    return _generate_other(args, root, ex)
+
+
+def _generate_other(args: argparse.Namespace, root: str | None, ex: Any) -> Any:
+    from toollearn.core.errors import DataError
+
+    if args.kind in ("deer", "natural") and root is None:
+        raise DataError(f"datagen {args.kind} reads ToolDEER: give --data-root")
+    if args.kind == "deer":
+        from toollearn.cli.common import load_engine_spec
+        from toollearn.datagen.deer import generate_deer
+
+        engine = load_engine_spec(args.answer_engine) if args.nosearch else None
+        return generate_deer(root, seed=args.seed, n_nosearch=args.nosearch,
+                             answer_engine=engine, answers_cache=args.answers_cache,
+                             exclusions=ex)  # fmt: skip
+    if args.kind == "natural":
+        from toollearn.datagen.natural import generate_natural
+
+        return generate_natural(root, seed=args.seed, exclusions=ex)
+    from toollearn.datagen.apps import generate_apps
+
+    return generate_apps(args.app, n=args.n, seed=args.seed)
+
+
+def _print_stats(stats: dict[str, Any], out: str) -> None:
+    from toollearn.evaluation.report import format_table
+
+    rows = [{"kind": k, "samples": v, **{f"tokens {q}": stats.get("tokens_by_kind", {})
+                                          .get(k, {}).get(q, "-") for q in ("mean", "p95")}}
+            for k, v in stats["by_kind"].items()]  # fmt: skip
+    print(format_table(rows, ["kind", "samples", "tokens mean", "tokens p95"], ".1f"))
+    print(f"\n{stats['n']} samples in {stats['config'].get('seconds', '?')} s; rejected: "
+          f"{stats['rejected'] or 'none'}")  # fmt: skip
+    print(f"wrote {out}/data.jsonl, stats.json, leakage.json")
+
+
+def run_tools(args: argparse.Namespace) -> int:
+    """Self-instruct tools for the fields of a field.jsonl, checked; write them."""
+    import json
+    from pathlib import Path
+
+    from toollearn.cli.common import load_engine_spec
+    from toollearn.datagen.teacher import self_instruct_tools
+    from toollearn.formats.schemas.seal_tools import tool_to_seal
+
+    fields: dict[str, list[str]] = {}
+    for line in Path(args.fields).read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            for name, subs in json.loads(line).items():
+                fields[name] = [str(s) for s in subs]
+    if args.limit:
+        fields = dict(list(fields.items())[: args.limit])
+    existing = []
+    if args.data_root:
+        from toollearn.data.registry import load_tool_pool
+
+        existing = load_tool_pool("seal-tools", args.data_root)
+    tools, rejected = self_instruct_tools(load_engine_spec(args.teacher), fields,
+                                          per_subfield=args.per_subfield, existing=existing,
+                                          seed=args.seed)  # fmt: skip
+    with Path(args.out).open("w", encoding="utf-8") as fh:
+        for t in tools:
+            fh.write(json.dumps(tool_to_seal(t), ensure_ascii=False) + "\n")
+    print(f"wrote {len(tools)} tools to {args.out}; rejected: {dict(rejected) or 'none'}")
+    return 0

@@ -1,0 +1,260 @@
+"""The general tool-calling mixture (formats.answers.tool_calls) for any user's tools.
+
+Kinds, each a conversation exactly as `agents.tool_calls.ToolCallsAgent` holds it:
+- one: one tool listed, one call;       pick: several tools listed, one call;
+- parallel: several calls of one tool with different values;
+- multi: several different tools in one call list;
+- nested: a call, its (simulated) result as a `tool` message, then a call that takes a value
+  from that result (two samples: the first turn and the second);
+- answer: after the calls and their results, `[]` and a reply built from the results (so the
+  model learns to stop calling);
+- none: no listed tool fits the request (another tool's request), answered `[]` and a
+  decline (about 12%).
+Part of the copies rename every tool and parameter to random strings (function masking, so
+the model reads descriptions rather than names), the listed tools are shuffled, and optional
+parameters are sometimes filled and sometimes left out. Requests are template-written
+(datagen.phrasing), with every literal value verbatim.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import string
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import Any
+
+from toollearn.core.samples import TrainingSample
+from toollearn.core.types import Message, Tool, ToolCall
+from toollearn.datagen.dataset import Generated
+from toollearn.datagen.leakage import Exclusions, normalise
+from toollearn.datagen.phrasing import write_query
+from toollearn.datagen.seal import fill_arguments
+from toollearn.datagen.values import literal_text
+from toollearn.formats.answers import tool_calls
+
+DEFAULT_MIX = {"one": 0.12, "pick": 0.2, "parallel": 0.12, "multi": 0.16, "nested": 0.1,
+               "answer": 0.18, "none": 0.12}  # fmt: skip
+DECLINES = (
+    "None of my tools can do that, so I can't help with this request.",
+    "I don't have a tool for that.",
+    "That is outside what the available tools can do.",
+    "Sorry, no listed tool fits this request.",
+    "I can't do this with the tools I have.",
+)
+REPLY_FRAMES = ("Here is what I found: {facts}.", "Done. {facts}.", "The results: {facts}.",
+                "{facts}.")  # fmt: skip
+
+
+def _random_name(rng: random.Random, prefix: str) -> str:
+    return prefix + "_" + "".join(rng.choices(string.ascii_lowercase + string.digits, k=6))
+
+
+def mask(tools: Sequence[Tool], calls: Sequence[ToolCall], rng: random.Random):
+    """Tools and calls with every tool and parameter renamed to random strings."""
+    names = {t.name: _random_name(rng, "fn") for t in tools}
+    params = {t.name: {p: _random_name(rng, "p") for p in t.properties} for t in tools}
+    masked = []
+    for t in tools:
+        rename = params[t.name]
+        schema = dict(t.parameters)
+        schema["properties"] = {rename[k]: v for k, v in t.properties.items()}
+        schema["required"] = [rename[k] for k in t.required]
+        meta = {**t.metadata, "alias_of": t.name, "original_params": list(t.properties)}
+        masked.append(Tool(names[t.name], t.description, schema, t.responses, t.category, meta))
+    new_calls = [
+        ToolCall(names[c.name], {params[c.name].get(k, k): v for k, v in c.arguments.items()})
+        for c in calls
+    ]
+    return masked, new_calls
+
+
+def _fits(value: Any, spec: Any) -> bool:
+    """Whether a simulated output value has the type a parameter declares."""
+    jtype = spec.get("type") if isinstance(spec, dict) else None
+    if isinstance(spec, dict) and spec.get("enum"):
+        return value in spec["enum"]
+    if isinstance(value, bool):
+        return jtype == "boolean"
+    if isinstance(value, int | float):
+        return jtype in ("number", "integer") and (jtype == "number" or isinstance(value, int))
+    return jtype in (None, "string")
+
+
+def _facts(results: Sequence[tuple[ToolCall, dict[str, Any]]]) -> str:
+    parts = []
+    for _, out in results:
+        parts += [f"{k.replace('_', ' ')} is {literal_text(v)}" for k, v in out.items()]
+    return "; ".join(parts[:6]) or "the calls succeeded"
+
+
+class MixtureBuilder:
+    """Builds the samples of each kind from a tool pool (values and queries seeded)."""
+
+    def __init__(self, tools: Sequence[Tool], p_mask: float = 0.2, max_listed: int = 6):
+        if not tools:
+            raise ValueError("the mixture needs at least one tool")
+        names = [t.name for t in tools]
+        twice = sorted({n for n in names if names.count(n) > 1})
+        if twice:
+            raise ValueError(f"tool names must be unique; listed more than once: {twice}")
+        self.tools, self.p_mask, self.max_listed = list(tools), p_mask, max_listed
+
+    def listed(self, gold: Sequence[Tool], rng: random.Random, extra: int) -> list[Tool]:
+        """The gold tools plus up to `extra` others (at most max_listed in all), shuffled."""
+        others = [t for t in self.tools if t not in gold]
+        room = max(0, min(extra, self.max_listed - len(gold), len(others)))
+        shown = list(gold) + rng.sample(others, room)
+        rng.shuffle(shown)
+        return shown
+
+    def calls_for(self, kind: str, rng: random.Random) -> tuple[list[Tool], list[ToolCall]]:
+        if kind == "parallel":
+            tool = rng.choice([t for t in self.tools if t.properties] or self.tools)
+            calls = [
+                ToolCall(tool.name, fill_arguments(tool, rng)) for _ in range(rng.randint(2, 3))
+            ]
+            return [tool], calls
+        k = rng.randint(2, min(4, len(self.tools))) if kind in ("multi", "nested") else 1
+        gold = rng.sample(self.tools, max(1, min(k, len(self.tools))))
+        return gold, [ToolCall(t.name, fill_arguments(t, rng)) for t in gold]
+
+    def conversation(self, kind: str, rng: random.Random):
+        """(query, listed tools, [(history, target)], gold tool names) for one instance."""
+        from toollearn.envs.simulated import simulate
+
+        gold, calls = self.calls_for(kind, rng)
+        if kind == "nested" and len(calls) >= 2:
+            return self._nested(gold[:2], calls[:2], rng)
+        if len({json.dumps(c.to_dict(), sort_keys=True) for c in calls}) < len(calls):
+            return None  # parallel calls drew the same values
+        query = write_query(calls, {t.name: t for t in gold}, rng)
+        if kind == "none":
+            shown = [t for t in self.listed([], rng, rng.randint(1, 4)) if t not in gold]
+            if not shown:
+                return None
+            return (
+                query,
+                shown,
+                [([], tool_calls.render_target((), shown, rng.choice(DECLINES)))],
+                [],
+            )
+        extra = 0 if kind == "one" else rng.randint(1, 4)
+        shown = self.listed(gold, rng, extra)
+        turns = [([], tool_calls.render_calls(calls, shown))]
+        if kind == "answer":
+            results = [(c, simulate(next(t for t in gold if t.name == c.name), c.arguments))
+                       for c in calls]  # fmt: skip
+            history = [Message("assistant", turns[0][1])] + [
+                tool_calls.tool_result_message(c, out) for c, out in results
+            ]
+            reply = rng.choice(REPLY_FRAMES).format(facts=_facts(results))
+            turns = [(history, tool_calls.render_target((), shown, reply))]
+        return query, shown, turns, [t.name for t in gold]
+
+    def _nested(self, gold: list[Tool], calls: list[ToolCall], rng: random.Random):
+        from toollearn.envs.simulated import simulate
+
+        first, second = calls
+        out = simulate(gold[0], first.arguments)
+        scalars = [(k, v) for k, v in out.items() if isinstance(v, str | int | float)]
+        params = list(gold[1].properties)
+        if not scalars or not params:
+            return None
+        field, value = rng.choice(scalars)
+        params = [p for p in params if _fits(value, gold[1].properties[p])]
+        if not params:
+            return None
+        param = rng.choice(params)
+        linked = ToolCall(second.name, {**second.arguments, param: "API_call_0"})
+        by_name = {t.name: t for t in gold}
+        pseudo = [ToolCall(first.name, first.arguments, responses=("API_call_0",)), linked]
+        tools = {**by_name, first.name: replace(by_name[first.name], responses={field: {}})}
+        query = write_query(pseudo, tools, rng)
+        shown = self.listed(gold, rng, rng.randint(0, 3))
+        call1 = tool_calls.render_calls([first], shown)
+        final = ToolCall(second.name, {**second.arguments, param: value})
+        history = [Message("assistant", call1), tool_calls.tool_result_message(first, out)]
+        turns = [([], call1), (history, tool_calls.render_calls([final], shown))]
+        return query, shown, turns, [t.name for t in gold]
+
+
+def generate_mixture(
+    tools: Sequence[Tool],
+    n: int,
+    *,
+    seed: int = 0,
+    mix: dict[str, float] | None = None,
+    p_mask: float = 0.2,
+    exclusions: Exclusions | None = None,
+    source: str = "tools",
+) -> Generated:
+    """n instances of the general mixture (nested ones give two samples), seeded."""
+    mix = mix or DEFAULT_MIX
+    banned = exclusions.tools if exclusions else set()
+    pool = [t for t in tools if t.name not in banned]
+    builder = MixtureBuilder(pool, p_mask)
+    out = Generated(config={"generator": "mixture", "n": n, "seed": seed, "mix": mix,
+                            "p_mask": p_mask, "tools": len(pool), "source": source})  # fmt: skip
+    held = {normalise(q) for q in (exclusions.queries if exclusions else ())}
+    kinds = list(mix)
+    for i in range(n):
+        rng = random.Random(f"mixture:{seed}:{i}")
+        kind = rng.choices(kinds, weights=[mix[k] for k in kinds])[0]
+        made = builder.conversation(kind, rng)
+        if made is None:
+            out.reject(f"{kind}: the tools drawn cannot make one")
+            continue
+        query, shown, turns, gold = made
+        if normalise(query) in held:
+            out.reject("held-out query")
+            continue
+        out.samples += _samples(query, shown, turns, gold, kind, rng.random() < p_mask, rng, i)
+    return out
+
+
+def _samples(query, shown, turns, gold, kind, masked, rng, i) -> list[TrainingSample]:
+    """The turns of one instance as samples (masked copies rename tools and parameters)."""
+    if masked:
+        table = {t.name: m for t, m in zip(shown, mask(shown, [], rng)[0])}
+        shown_out = list(table.values())
+        turns = [(_rename_history(h, table), _rename_calls(target, table)) for h, target in turns]
+    else:
+        shown_out = shown
+    samples = []
+    for step, (history, target) in enumerate(turns):
+        messages = tool_calls.render_messages(query, shown_out, history)
+        meta = {"kind": kind, "query": query, "tools": [t.name for t in shown], "masked": masked,
+                "gold": gold, "turn": step}  # fmt: skip
+        samples.append(TrainingSample(tuple(messages), target, tools=tuple(shown_out),
+                                      task="tool-calls", role="agent",
+                                      source=f"mixture/{i}:{step}", metadata=meta))  # fmt: skip
+    return samples
+
+
+def _rename_calls(text: str, table: dict[str, Tool]) -> str:
+    """A rendered call list (or `[]` answer) with tools and parameters renamed as masked."""
+    answer = tool_calls.parse(text)
+    if answer.declined:
+        return text
+    calls = []
+    for c in answer.calls:
+        masked = table[c.name]
+        rename = dict(zip(masked.metadata["original_params"], masked.properties))
+        calls.append(ToolCall(masked.name, {rename.get(k, k): v for k, v in c.arguments.items()}))
+    return tool_calls.render_calls(calls, list(table.values()))
+
+
+def _rename_history(history: list[Message], table: dict[str, Tool]) -> list[Message]:
+    out = []
+    for m in history:
+        if m.role == "assistant":
+            out.append(Message("assistant", _rename_calls(m.content, table)))
+        elif m.role == "tool":
+            payload = json.loads(m.content)
+            payload["name"] = table[payload["name"]].name
+            out.append(Message("tool", json.dumps(payload, ensure_ascii=False)))
+        else:
+            out.append(m)
+    return out

@@ -1,0 +1,236 @@
+"""The Seal-Tools, mixture and alpha-UMi generators: their checks reject bad instances, a seed
+reproduces a dataset byte for byte, and every sample's prompt is what the agent sends."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+
+from toollearn.agents import MultiCallAgent, ToolCallsAgent
+from toollearn.core.types import Message, Tool, ToolCall
+from toollearn.datagen.dataset import read_dataset, write_dataset
+from toollearn.datagen.leakage import Exclusions, leakage_report
+from toollearn.datagen.mixture import generate_mixture
+from toollearn.datagen.seal import check_instance, generate_seal
+from toollearn.engines import ScriptedEngine
+from toollearn.formats.answers import tool_calls
+from toollearn.formats.convert import read_tools
+
+WEATHER = Tool(
+    "getWeather", "Retrieves the weather of a city",
+    {"type": "object", "properties": {
+        "city": {"type": "string", "description": "The city (e.g., Paris, Rome)"},
+        "days": {"type": "integer", "description": "Days ahead (e.g., 1, 3)"}},
+     "required": ["city"]},
+    {"temperature": {"type": "number", "description": "degrees"},
+     "city": {"type": "string", "description": "the city"}},
+    category="Weather/Forecast",
+)  # fmt: skip
+ADVICE = Tool(
+    "getClothingAdvice", "Advises what to wear in a city",
+    {"type": "object", "properties": {
+        "city": {"type": "string", "description": "The city (e.g., Oslo)"}},
+     "required": ["city"]},
+    {"advice": {"type": "string", "description": "what to wear"}},
+    category="Weather/Forecast",
+)  # fmt: skip
+HOME = "examples/home_tools.json"
+
+
+def test_every_instance_check_rejects_a_crafted_bad_instance():
+    tools = {t.name: t for t in (WEATHER, ADVICE)}
+    ok = [
+        ToolCall("getWeather", {"city": "Paris", "days": 3}, responses=("API_call_0", "API_call_1"))
+    ]
+    assert check_instance("Weather in Paris for 3 days?", ok, tools) == ""
+    missing = [ToolCall("getWeather", {"days": 3}, responses=("API_call_0",))]
+    assert check_instance("Weather for 3 days?", missing, tools) == "invalid call: missing_argument"
+    typed = [ToolCall("getWeather", {"city": "Paris", "days": "soon"}, responses=("API_call_0",))]
+    assert check_instance("Weather in Paris soon", typed, tools) == "invalid call: invalid_argument"
+    unknown = [ToolCall("getNews", {"city": "Paris"}, responses=("API_call_0",))]
+    assert check_instance("News of Paris", unknown, tools) == "invalid call: unknown_tool"
+    assert check_instance("Weather please", ok, tools) == "value not in query"
+    two = ("API_call_1", "API_call_2")
+    later = [ToolCall("getClothingAdvice", {"city": "API_call_1"}, responses=("API_call_0",)),
+             ToolCall("getWeather", {"city": "Rome"}, responses=two)]  # fmt: skip
+    assert check_instance("Rome weather, then advice", later, tools) == (
+        "reference not to an earlier call"
+    )
+    first = ("API_call_0", "API_call_1")
+    nested = [ToolCall("getWeather", {"city": "Rome"}, responses=first),
+              ToolCall("getClothingAdvice", {"city": "API_call_1"},
+                       responses=("API_call_2",))]  # fmt: skip
+    assert check_instance("Weather in Rome, then advice for that city", nested, tools) == ""
+
+
+def test_duplicate_and_held_out_queries_are_rejected():
+    ping = Tool("ping", "Pings a host",
+                {"type": "object", "properties": {"host": {"type": "string", "enum": ["db1"]}},
+                 "required": ["host"]}, category="Net/Ping")  # fmt: skip
+    gen = generate_seal([ping], 3, mix={"single": 1.0}, max_tries=3,
+                        writer=lambda calls, tools, rng: "Ping db1.")  # fmt: skip
+    assert len(gen.samples) == 1 and gen.rejections["duplicate or held-out query"] >= 2
+    held = Exclusions(queries=["ping DB1"])  # compared after normalising case and punctuation
+    gen = generate_seal([ping], 1, mix={"single": 1.0}, exclusions=held, max_tries=2,
+                        writer=lambda calls, tools, rng: "Ping db1.")  # fmt: skip
+    assert gen.samples == [] and gen.rejections["duplicate or held-out query"] == 2
+
+
+def test_excluded_tools_never_appear():
+    banned = Exclusions(tools={"getClothingAdvice"})
+    gen = generate_seal([WEATHER, ADVICE], 20, seed=1, mix={"single": 1.0}, exclusions=banned)
+    assert gen.samples and all("getClothingAdvice" not in s.target for s in gen.samples)
+    assert leakage_report(gen.samples, banned)["clean"]
+
+
+def test_leakage_report_finds_copies_near_copies_and_excluded_tools():
+    gen = generate_seal([WEATHER, ADVICE], 5, seed=2, mix={"single": 1.0})
+    first = gen.samples[0].metadata["query"]
+    near = first.replace("Please ", "").rstrip(".?") + " please"
+    held = Exclusions(tools={"getWeather"}, queries=[first, near, "something else entirely"])
+    report = leakage_report(gen.samples, held)
+    assert not report["clean"] and report["exact_query_matches"] >= 1
+    assert report["excluded_tools_used"].get("getWeather", 0) >= 1
+
+
+@pytest.mark.parametrize("kind", ["seal", "mixture"])
+def test_a_seed_reproduces_the_dataset_byte_for_byte(tmp_path, kind):
+    tools = read_tools(HOME, "auto")
+
+    def make(seed: int, out):
+        gen = (generate_seal([WEATHER, ADVICE, *tools], 40, seed=seed) if kind == "seal"
+               else generate_mixture(tools, 40, seed=seed))  # fmt: skip
+        write_dataset(out, gen.samples, config=gen.config, rejections=gen.rejections)
+        return (out / "data.jsonl").read_bytes()
+
+    assert make(0, tmp_path / "a") == make(0, tmp_path / "b")
+    assert make(0, tmp_path / "a") != make(1, tmp_path / "c")
+    assert len(read_dataset(tmp_path / "a")) >= 40
+
+
+def test_seal_samples_are_what_the_multi_call_agent_sends():
+    gen = generate_seal([WEATHER, ADVICE, *read_tools(HOME, "auto")], 30, seed=3)
+    kinds = {s.metadata["kind"] for s in gen.samples}
+    assert {"single", "multi"} <= kinds
+    for s in gen.samples:
+        engine = ScriptedEngine([s.target])
+        shown = list(s.tools)
+        trace = MultiCallAgent(engine, execute=False).run(s.metadata["query"], shown)
+        assert engine.prompts[0] == list(s.messages)
+        assert len(trace.calls) == s.target.count('"api"')
+
+
+def test_mixture_samples_are_what_the_tool_calls_agent_sends():
+    tools = read_tools(HOME, "auto")
+    gen = generate_mixture(tools, 300, seed=4)
+    kinds = {s.metadata["kind"] for s in gen.samples}
+    assert kinds == {"one", "pick", "parallel", "multi", "nested", "answer", "none"}
+    masked = [s for s in gen.samples if s.metadata["masked"]]
+    assert 0.1 < len(masked) / len(gen.samples) < 0.35
+    for s in gen.samples:
+        listed = {t.name for t in s.tools}
+        answer = tool_calls.parse(s.target)
+        assert {c.name for c in answer.calls} <= listed  # masked names stay consistent
+        for call in answer.calls:
+            tool = next(t for t in s.tools if t.name == call.name)
+            assert set(call.arguments) <= set(tool.properties)
+        history = [m for m in s.messages[2:]]  # the turns after the query
+        engine = ScriptedEngine([m.content for m in history if m.role == "assistant"]
+                                + [s.target, "[]"])  # fmt: skip
+        if any(m.role == "tool" for m in history):
+            continue  # a second turn: its history holds a simulated result (checked below)
+        ToolCallsAgent(engine, execute=False).run(s.metadata["query"], list(s.tools))
+        assert engine.prompts[0] == list(s.messages)
+    none = [s for s in gen.samples if s.metadata["kind"] == "none"]
+    assert none and all(tool_calls.parse(s.target).declined for s in none)
+    assert 0.07 < len(none) / len(gen.samples) < 0.2
+
+
+def test_mixture_second_turns_continue_the_agents_conversation():
+    tools = read_tools(HOME, "auto")
+    gen = generate_mixture(tools, 200, seed=5)
+    second = [s for s in gen.samples if any(m.role == "tool" for m in s.messages)]
+    assert second
+    for s in second:
+        call_turn, result = s.messages[-2], s.messages[-1]
+        assert call_turn.role == "assistant" and result.role == "tool"
+        payload = json.loads(result.content)
+        assert payload["name"] in {c.name for c in tool_calls.parse(call_turn.content).calls}
+        expected = tool_calls.render_messages(s.metadata["query"], list(s.tools),
+                                              list(s.messages[2:]))  # fmt: skip
+        assert expected == list(s.messages)
+
+
+def test_umi_role_samples_are_what_the_stepwise_runner_sends(shared_data):
+    from toollearn.data.seal_tools import load_tools
+    from toollearn.datagen.leakage import seal_exclusions
+    from toollearn.datagen.umi import generate_trajectories, role_samples, step_count
+    from toollearn.evaluation.runners import stepwise
+
+    ex = seal_exclusions(shared_data)
+    trajs, gen = generate_trajectories(load_tools(shared_data), 12, seed=6, exclusions=ex)
+    assert len(trajs) >= 10 and step_count(trajs) >= 20
+    assert not any(t.name in ex.tools for traj in trajs for t in traj.tools)
+    samples = {(s.metadata["kind"], s.source.split("/", 1)[1]): s for s in role_samples(trajs)}
+    cases, skipped = stepwise.step_cases(trajs)
+    assert skipped == 0
+    opts = stepwise.StepwiseOptions(constrained=False)
+    for case in cases:
+        planner = ScriptedEngine(lambda p: "x")
+        roles = {"planner": planner, "caller": planner, "summarizer": planner}
+        stepwise.predict_multi_role(case, {**roles, "planner": planner}, opts)
+        assert planner.prompts[0] == list(samples[("umi-planner", case.id)].messages)
+
+
+def test_teacher_query_writer_caches_and_self_instruct_checks(tmp_path):
+    from toollearn.datagen.teacher import TeacherQueryWriter, self_instruct_tools
+
+    cache = tmp_path / "queries.jsonl"
+    engine = ScriptedEngine(["Could you check the weather in Paris?"])
+    writer = TeacherQueryWriter(engine, cache)
+    calls = [ToolCall("getWeather", {"city": "Paris"}, responses=("API_call_0",))]
+    rng = random.Random(0)
+    assert writer(calls, {"getWeather": WEATHER}, rng) == "Could you check the weather in Paris?"
+    again = TeacherQueryWriter(ScriptedEngine([]), cache)  # would fail if asked
+    assert again(calls, {"getWeather": WEATHER}, rng) == "Could you check the weather in Paris?"
+    good = json.dumps({"api_name": "getTide", "api_description": "Tide times of a harbor",
+                       "parameters": {"harbor": {"type": "str",
+                                                 "description": "Harbor (e.g., Brest)"}},
+                       "required": ["harbor"],
+                       "responses": {"high": {"type": "str",
+                                              "description": "high tide"}}})  # fmt: skip
+    no_eg = good.replace(" (e.g., Brest)", "")
+    answers = [good, good, "no json here", no_eg.replace("getTide", "getTide2")
+               .replace("Tide times of a harbor", "Wave height")]  # fmt: skip
+    tools, rejected = self_instruct_tools(ScriptedEngine(answers),
+                                          {"Ocean": ["Tides", "Waves", "Currents", "Reefs"]},
+                                          existing=[WEATHER])  # fmt: skip
+    assert [t.name for t in tools] == ["getTide"]
+    assert rejected == {"duplicate name": 1, "bad format: no JSON object in the answer": 1,
+                        "parameter without example values": 1}  # fmt: skip
+
+
+def test_cli_datagen_mixture_on_a_user_tool_file(tmp_path, capsys):
+    from toollearn.cli.main import main
+
+    out = tmp_path / "mix"
+    assert main(["datagen", "mixture", "--tools", HOME, "-n", "60", "--out", str(out),
+                 "--no-tokens"]) == 0  # fmt: skip
+    stats = json.loads((out / "stats.json").read_text())
+    assert stats["n"] >= 50 and json.loads((out / "leakage.json").read_text())["clean"]
+    assert "wrote" in capsys.readouterr().out
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps([{"type": "function", "function": {"description": "no name"}}]))
+    assert main(["datagen", "mixture", "--tools", str(bad), "--out", str(out)]) == 1
+    errors = [ln for ln in capsys.readouterr().err.splitlines() if ln.startswith("toollearn:")]
+    assert len(errors) == 1 and "bad.json: record 0" in errors[0] and "'name'" in errors[0]
+
+
+def test_prompt_messages_of_a_masked_sample_hide_the_real_names():
+    gen = generate_mixture(read_tools(HOME, "auto"), 200, seed=8, p_mask=1.0)
+    for s in gen.samples:
+        system = s.messages[0]
+        assert isinstance(system, Message) and system.role == "system"
+        assert "set_thermostat" not in system.content and "fn_" in system.content
