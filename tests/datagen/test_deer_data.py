@@ -176,8 +176,8 @@ def test_samples_are_exactly_what_the_agent_sends(sample_run):
         trace = DecisionAgent(engine, answer=False, execute=False).run(s.metadata["query"],
                                                                        list(s.tools))  # fmt: skip
         assert engine.prompts == s.prompts()
-        for sent in engine.prompts:
-            assert template.render(sent) == template.render(s.prompts()[engine.prompts.index(sent)])
+        for sent, wanted in zip(engine.prompts, s.prompts(), strict=True):
+            assert template.render(sent) == template.render(wanted)
         gold = s.metadata["gold"] if s.metadata["kind"] == "call" else None
         assert trace.decisions()["tool"] == gold
         assert s.target.startswith(trace.meta["deer_text"])
@@ -192,7 +192,7 @@ def test_samples_are_exactly_what_the_agent_sends(sample_run):
         assert trace.answer == chat.target and chat.task == "chat"
 
 
-def test_mix_is_configurable(sample_run):
+def test_mix_is_configurable():
     only_intra = run(mix={"intra": 1.0}, n_nosearch=0)
     assert {s.metadata["mode"] for s in only_intra.samples} == {"intra"}
     assert only_intra.config["mix"] == {"intra": 1.0}
@@ -203,6 +203,7 @@ def real_run(deer_dir):
     return run(deer_dir, clusters=fake_clusters(deer_dir, 30), n_nosearch=40)
 
 
+@pytest.mark.shared
 def test_real_data_follows_the_recipe_and_is_clean(real_run, deer_dir):
     search = [s for s in real_run.samples if s.metadata["kind"] in ("call", "nocall")]
     assert 7000 < len(search) < 8650  # 8,650 examples minus held-out and unusable ones
@@ -219,6 +220,7 @@ def test_real_data_follows_the_recipe_and_is_clean(real_run, deer_dir):
     assert real_run.rejections["query: held-out test/valid query (exact)"] >= 872 - 10
 
 
+@pytest.mark.shared
 def test_general_queries_are_many_varied_and_need_no_tool(deer_dir):
     assert len(phrasings()) >= 40 and available() >= 2000
     first = general_queries(2000, seed=0)
@@ -231,3 +233,15 @@ def test_general_queries_are_many_varied_and_need_no_tool(deer_dir):
     valid = [e.query for e in load_split(deer_dir, "valid")]
     index = QueryIndex(valid)
     assert not [q for q in first if index.match(q)]
+
+
+@pytest.mark.model
+def test_every_span_is_what_the_grammar_admits(sample_run, admits):
+    """Targets are written as constrained decoding writes them (calls fit their tools)."""
+    from toollearn.decoding import deer_constraint
+
+    for s in sample_run.samples:
+        if s.task != "deer":
+            continue
+        for stage, text in zip(("search", "call"), s.span_texts()):
+            assert admits(deer_constraint(s.tools, stage).grammar, text), (s.source, text)

@@ -138,9 +138,22 @@ def test_same_seed_same_bytes_other_seed_differs(tmp_path):
     assert data[0] == data[1] and data[0] != data[2]
 
 
+@pytest.mark.shared
 def test_real_data_is_clean(deer_dir):
     got = generate_natural(deer_dir, n_multi=300, n_parallel=150)
     assert got.config["tools_train"] == 900 and 7000 < got.config["examples_used"] < 8650
     report = leakage_report(got.samples, deer_exclusions(deer_dir))
     assert report["clean"], report
     assert got.rejections["tool: held-out (unseen test tool)"] == 77
+
+
+@pytest.mark.model
+def test_targets_are_what_the_grammars_admit(sample_run, admits):
+    from toollearn.decoding import seal_calls_constraint, tool_calls_constraint
+
+    picked = sample_run.samples[::3]
+    tool = [s for s in picked if s.task == "tool-calls"]
+    seal = [s for s in picked if s.task == "seal-tools"]
+    assert all(admits(tool_calls_constraint(list(s.tools)).grammar, s.target) for s in tool)
+    admitted = sum(admits(seal_calls_constraint(list(s.tools)).grammar, s.target) for s in seal)
+    assert admitted >= 0.8 * len(seal)  # that grammar leaves out ' [ ] and escapes in strings

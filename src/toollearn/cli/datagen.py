@@ -79,6 +79,9 @@ def _extra(kind: str, p: argparse.ArgumentParser) -> None:
         p.add_argument("--answers-cache", default=None, help="resumable cache of the answers")
     if kind == "apps":
         p.add_argument("--app", choices=("home-search", "trip-booking"), required=True)
+        p.add_argument("--allshot", type=float, default=0.5,
+                       help="share of all-shot samples (several goal/program pairs)")  # fmt: skip
+        p.add_argument("--pairs", default="2,4", help="pairs per all-shot sample, MIN,MAX")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -87,6 +90,10 @@ def run(args: argparse.Namespace) -> int:
 
     root = jobs.data_root(args.data_root)
     ex = jobs.exclusions_for(root, args.exclude_tools, args.exclude_queries)
+    if args.kind == "apps":  # the app's own test goals stay out too
+        from toollearn.datagen.apps import app_exclusions
+
+        ex = ex.merge(app_exclusions(args.app))
     if root is None:
         print("note: no data root: only the --exclude lists are kept out", file=sys.stderr)
     gen, seconds = jobs.timed(_generate, args, root, ex)
@@ -140,7 +147,9 @@ def _generate_other(args: argparse.Namespace, root: str | None, ex: Any) -> Any:
         return generate_natural(root, seed=args.seed, exclusions=ex)
     from toollearn.datagen.apps import generate_apps
 
-    return generate_apps(args.app, n=args.n, seed=args.seed)
+    lo, _, hi = args.pairs.partition(",")
+    return generate_apps(args.app, n=args.n, seed=args.seed, allshot=args.allshot,
+                         k_per_sample=(int(lo), int(hi or lo)))  # fmt: skip
 
 
 def _print_stats(stats: dict[str, Any], out: str) -> None:

@@ -142,4 +142,29 @@ def write_dataset(
     (out / "stats.json").write_text(json.dumps(stats, indent=2, ensure_ascii=False) + "\n")
     if leakage is not None:
         (out / "leakage.json").write_text(json.dumps(leakage, indent=2, ensure_ascii=False) + "\n")
+    (out / "samples.md").write_text(preview(samples), encoding="utf-8")
     return stats
+
+
+def preview(samples: Sequence[TrainingSample], per_kind: int = 5, seed: int = 0) -> str:
+    """Markdown: `per_kind` random samples of each kind, the request and the target (the loss
+    spans marked), shortened."""
+    import random
+
+    by_kind: dict[str, list[TrainingSample]] = {}
+    for s in samples:
+        by_kind.setdefault(s.metadata.get("kind", "") or s.task, []).append(s)
+    lines = ["# Random samples per kind", ""]
+    for kind, group in sorted(by_kind.items()):
+        lines += [f"## {kind} ({len(group)} samples)", ""]
+        for s in random.Random(f"{seed}:{kind}").sample(group, min(per_kind, len(group))):
+            query = s.metadata.get("query") or " / ".join(s.metadata.get("queries") or [])
+            query = query or s.messages[-1].content
+            lines += [f"- `{s.source}`: {_clip(query, 300)}", "", "  ```"]
+            lines += ["  " + _clip(piece, 400).replace("\n", "\n  ") for piece in s.span_texts()]
+            lines += ["  ```", ""]
+    return "\n".join(lines)
+
+
+def _clip(text: str, n: int) -> str:
+    return text if len(text) <= n else text[: n - 3] + "..."

@@ -233,8 +233,8 @@ def answer_queries(
 ) -> dict[str, dict[str, Any]]:
     """{query: {"answer", "finish_reason", "engine"[, "error"]}}: the engine's greedy answer to
     each bare query, as DecisionAgent's direct answer asks it. Answers are appended to the JSONL
-    `cache` as they come (keyed by query), so a rerun only asks for what is missing; engine
-    errors are returned but not cached (a rerun retries them)."""
+    `cache` as they come (keyed by query: one cache file per engine), so a rerun only asks for
+    what is missing; engine errors are returned but not cached (a rerun retries them)."""
     from tqdm import tqdm
 
     path = Path(cache) if cache else None

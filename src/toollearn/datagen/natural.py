@@ -41,6 +41,8 @@ FORMATS = ("tool-calls", "seal-tools")
 CANDIDATES = 5
 P_THREE = 0.25
 _END = re.compile(r"[.?!]$")
+_WORD = re.compile(r"[A-Za-z][\w']*")
+_STARTS = ".?!:;\"'(\n"  # after these a word may be capitalised as a sentence start
 
 
 @dataclass(frozen=True)
@@ -72,18 +74,24 @@ FINALLY = Connective("finally", "{A} Finally, {b}")
 
 
 class Decapitaliser:
-    """Lower-cases a sentence's first letter when its first word is a common word."""
+    """Lower-cases a sentence's first letter when its first word is a common word: seen
+    lower-case mid-sentence in the corpus more often than capitalised, or seen only at sentence
+    starts (imperatives like "Browse"); words seen capitalised mid-sentence are names, kept."""
 
     def __init__(self, corpus: Sequence[str]):
-        lower: Counter = Counter()
-        upper: Counter = Counter()
+        self.lower: Counter = Counter()
+        self.upper: Counter = Counter()
+        self.starts: Counter = Counter()
         for text in corpus:
-            for word in re.findall(r"[A-Za-z][\w']*", text)[1:]:
-                (lower if word[0].islower() else upper)[word.lower()] += 1
-        self.lower, self.upper = lower, upper
+            for m in _WORD.finditer(text):
+                word, before = m.group(0), text[: m.start()].rstrip()
+                if not before or before[-1] in _STARTS:  # a sentence start: case says nothing
+                    self.starts[word.lower()] += word[0].isupper()
+                else:
+                    (self.lower if word[0].islower() else self.upper)[word.lower()] += 1
 
     def __call__(self, text: str) -> str:
-        m = re.match(r"[A-Za-z][\w']*", text)
+        m = _WORD.match(text)
         if not m:
             return text
         word = m.group(0)
@@ -92,9 +100,8 @@ class Decapitaliser:
         if any(ch.isupper() for ch in word[1:]):
             return text  # an acronym or a CamelCase name
         key = word.lower()
-        if self.lower[key] > self.upper[key]:
-            return text[0].lower() + text[1:]
-        return text
+        common = self.lower[key] > self.upper[key] or (not self.upper[key] and self.starts[key])
+        return text[0].lower() + text[1:] if common else text
 
 
 def closed(text: str) -> str:

@@ -161,9 +161,7 @@ def request(clauses: Sequence[str], rng: random.Random) -> str:
     return rng.choice(LIST_FRAMES).format(items=". ".join(items))
 
 
-def write_query(
-    calls: Sequence[ToolCall], tools: dict[str, Tool], rng: random.Random
-) -> str:
+def write_query(calls: Sequence[ToolCall], tools: dict[str, Tool], rng: random.Random) -> str:
     """A template request for a calling list (refs to earlier calls described in words)."""
     producers: dict[str, tuple[str, str]] = {}
     clauses = []

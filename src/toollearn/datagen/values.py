@@ -143,7 +143,11 @@ def _string(words: str, rng: random.Random) -> str:
         return f"{rng.randint(2020, 2026)}-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}"
     if "email" in words:
         return f"{rng.choice(NAMES).split()[0].lower()}{rng.randint(1, 99)}@example.com"
-    if re.search(r"\b(name|author|user|person|customer|patient|employee)\b", words):
+    if re.search(
+        r"\b(name|author|user|person|customer|patient|employee|attendees?|"
+        r"participants?|guests?|members?|contacts?)\b",
+        words,
+    ):
         return rng.choice(NAMES)
     if re.search(r"\b(id|code|number)\b", words):
         return f"{rng.choice('ABCDEFGHJK')}{rng.randint(1000, 99999)}"
