@@ -60,12 +60,24 @@ def main() -> None:
         trajs, _ = generate_trajectories(seal_pool, args.n // 4, exclusions=ex)
         return role_samples(trajs)
 
+    from toollearn.datagen.apps import generate_apps
+    from toollearn.datagen.dataset import Generated
+    from toollearn.datagen.deer import deer_clusters, generate_deer, training_tools
+    from toollearn.datagen.natural import generate_natural
+
+    clusters = deer_clusters(training_tools(root, ex, Generated()))  # MiniLM + KMeans, once
     jobs = {
         f"seal: {args.n} instances, Seal-Tools pool": lambda: generate_seal(
             seal_pool, args.n, exclusions=ex).samples,
         f"mixture: {args.n} instances, ToolDEER pool": lambda: generate_mixture(
             deer_pool, args.n, exclusions=ex).samples,
         f"umi: {args.n // 4} trajectories -> role samples": umi,
+        "deer: every Search sample (Call/NoCall pools, clusters given)": lambda: generate_deer(
+            root, n_nosearch=0, clusters=clusters, exclusions=ex).samples,
+        "natural: ToolDEER queries in two formats": lambda: generate_natural(
+            root, exclusions=ex).samples,
+        f"apps: Home Search, {args.n} samples": lambda: generate_apps(
+            "home-search", n=args.n).samples,
     }  # fmt: skip
     for name, job in jobs.items():
         made, secs = timed(job)

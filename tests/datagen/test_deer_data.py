@@ -245,3 +245,12 @@ def test_every_span_is_what_the_grammar_admits(sample_run, admits):
             continue
         for stage, text in zip(("search", "call"), s.span_texts()):
             assert admits(deer_constraint(s.tools, stage).grammar, text), (s.source, text)
+
+
+def test_cut_off_answers_keep_their_complete_sentences():
+    from toollearn.datagen.deer import complete_sentences
+
+    assert complete_sentences("Hello there. This is cut") == "Hello there."
+    assert complete_sentences("Use 3.5 cups. Then stir") == "Use 3.5 cups."
+    assert complete_sentences("A list:\n1. One.\n2. Tw") == "A list:\n1. One."
+    assert complete_sentences("no sentence end at all") == ""

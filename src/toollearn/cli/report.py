@@ -21,6 +21,14 @@ def register(sub: Any) -> None:
     b.add_argument("--root", default="results", help="folder of run directories (results)")
     b.add_argument("--out", default=None, help="also write the Markdown to this file")
     b.set_defaults(func=run_baseline)
+    d = report_sub.add_parser(
+        "datagen",
+        help="generated datasets: samples by kind, tokens, rejections, leakage",
+        description="Read ROOT/*/stats.json and leakage.json (what `toollearn datagen` writes) "
+        "and print one Markdown table.",
+    )
+    d.add_argument("--root", required=True, help="folder of dataset folders")
+    d.set_defaults(func=run_datagen)
 
 
 def run_baseline(args: argparse.Namespace) -> int:
@@ -62,3 +70,10 @@ def deer_runs_of(root: Path, split: str) -> list[tuple[str, Path]]:
         prompts = "released format" if prompting == "released" else "zero-shot prompts"
         found.append((config.get("skip_search", False), f"{stage}, {prompts}", run))
     return [(label, run) for _, label, run in sorted(found, key=lambda x: (x[0], x[1]))]
+
+
+def run_datagen(args: argparse.Namespace) -> int:
+    from toollearn.datagen.dataset import datasets_table
+
+    print(datasets_table(args.root), end="")
+    return 0

@@ -168,3 +168,26 @@ def preview(samples: Sequence[TrainingSample], per_kind: int = 5, seed: int = 0)
 
 def _clip(text: str, n: int) -> str:
     return text if len(text) <= n else text[: n - 3] + "..."
+
+
+def datasets_table(root: str | Path) -> str:
+    """Markdown: every dataset folder under `root` (holding stats.json): samples by kind,
+    tokens mean / p95, rejections, leakage, generation time."""
+    lines = ["| dataset | kind | samples | tokens mean | tokens p95 | rejected | leakage | "
+             "seconds |", "|---|---|---:|---:|---:|---:|---|---:|"]  # fmt: skip
+    for stats_path in sorted(Path(root).glob("*/stats.json")):
+        stats = json.loads(stats_path.read_text())
+        leak_path = stats_path.with_name("leakage.json")
+        leak = json.loads(leak_path.read_text()) if leak_path.is_file() else {}
+        clean = "clean" if leak.get("clean") else "NOT clean" if leak else "-"
+        tokens = stats.get("tokens_by_kind", {})
+        for i, (kind, n) in enumerate(stats["by_kind"].items()):
+            t = tokens.get(kind, {})
+            first = i == 0
+            lines.append(
+                f"| {stats_path.parent.name if first else ''} | {kind} | {n} | "
+                f"{t.get('mean', '-')} | {t.get('p95', '-')} | "
+                f"{sum(stats['rejected'].values()) if first else ''} | {clean if first else ''} | "
+                f"{stats['config'].get('seconds', '-') if first else ''} |"
+            )
+    return "\n".join(lines) + "\n"

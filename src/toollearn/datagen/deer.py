@@ -283,7 +283,14 @@ def nosearch_samples(
         if not text:
             out.reject("answer: empty")
             continue
+        trimmed = rec.get("finish_reason") == "length"
+        if trimmed:  # cut off by max_tokens: keep the complete sentences only
+            text = complete_sentences(text)
+            if len(text) < 40:
+                out.reject("answer: cut off before one complete sentence")
+                continue
         meta = {
+            "trimmed": trimmed,
             "kind": "nosearch-answer",
             "query": query,
             "tools": [],
@@ -295,6 +302,15 @@ def nosearch_samples(
                                     source=f"{SOURCE}/nosearch-answer/{i}",
                                     metadata=meta))  # fmt: skip
     return decisions + chats
+
+
+def complete_sentences(text: str) -> str:
+    """The text up to its last sentence end (a word followed by ., ! or ?, or a line break
+    after such an end), without the unfinished rest."""
+    import re
+
+    ends = [m.end() for m in re.finditer(r"[A-Za-z)\]\"'][.!?](?=\s|$)", text)]
+    return text[: ends[-1]].strip() if ends else ""
 
 
 def generate_deer(

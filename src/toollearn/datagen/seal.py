@@ -194,7 +194,14 @@ def generate_seal(
     writer = writer or write_query
     seen = {normalise(q) for q in (exclusions.queries if exclusions else ())}
     kinds = list(mix)
-    for i in range(n):
+    steps: Any = range(n)
+    if writer is not write_query:  # a teacher: slow, resumable, so show progress
+        import sys
+
+        from tqdm import tqdm
+
+        steps = tqdm(steps, desc="seal (teacher)", file=sys.stderr)
+    for i in steps:
         rng = random.Random(f"seal:{seed}:{i}")
         kind = rng.choices(kinds, weights=[mix[k] for k in kinds])[0]
         for _ in range(max_tries):
