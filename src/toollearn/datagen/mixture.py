@@ -189,6 +189,7 @@ def generate_mixture(
     p_mask: float = 0.2,
     exclusions: Exclusions | None = None,
     source: str = "tools",
+    max_tries: int = 10,
 ) -> Generated:
     """n instances of the general mixture (nested ones give two samples), seeded."""
     mix = mix or DEFAULT_MIX
@@ -202,9 +203,12 @@ def generate_mixture(
     for i in range(n):
         rng = random.Random(f"mixture:{seed}:{i}")
         kind = rng.choices(kinds, weights=[mix[k] for k in kinds])[0]
-        made = builder.conversation(kind, rng)
-        if made is None:
-            out.reject(f"{kind}: the tools drawn cannot make one")
+        for _ in range(max_tries):
+            made = builder.conversation(kind, rng)
+            if made is not None:
+                break
+            out.reject(f"{kind}: the tools drawn cannot make one (drawn again)")
+        else:
             continue
         query, shown, turns, gold = made
         if normalise(query) in held:
