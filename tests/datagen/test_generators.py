@@ -234,3 +234,18 @@ def test_prompt_messages_of_a_masked_sample_hide_the_real_names():
         system = s.messages[0]
         assert isinstance(system, Message) and system.role == "system"
         assert "set_thermostat" not in system.content and "fn_" in system.content
+
+
+def test_umi_seed_reproduces_the_dataset_byte_for_byte(tmp_path, shared_data):
+    from toollearn.data.seal_tools import load_tools
+    from toollearn.datagen.leakage import seal_exclusions
+    from toollearn.datagen.umi import generate_trajectories, role_samples
+
+    tools, ex = load_tools(shared_data), seal_exclusions(shared_data)
+
+    def make(seed: int, out) -> bytes:
+        trajs, gen = generate_trajectories(tools, 15, seed=seed, exclusions=ex)
+        write_dataset(out, role_samples(trajs), config=gen.config)
+        return (out / "data.jsonl").read_bytes()
+
+    assert make(0, tmp_path / "a") == make(0, tmp_path / "b") != make(1, tmp_path / "c")
