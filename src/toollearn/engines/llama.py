@@ -7,6 +7,7 @@ then every prompt goes through the same raw-text completion path. Models are loa
 
 from __future__ import annotations
 
+import copy
 import importlib.util
 import os
 import time
@@ -93,7 +94,9 @@ class LlamaEngine:
     (same output as masking the vocabulary, much less work); False uses the library's sampler.
     n_seq: sequences decoded together when `complete` gets several prompts (llama_batch;
     1 = one prompt at a time through the library, as before). seq_ctx: KV cells per sequence
-    of the batched context; longer requests run sequentially.
+    of the batched context; longer requests run sequentially. adapters: {name: GGUF LoRA}
+    loaded on the unchanged base; `with_adapter(name)` gives a view of this engine (same model,
+    same contexts) that generates under that adapter, switched per call.
     """
 
     supports_constraints = True
@@ -108,14 +111,49 @@ class LlamaEngine:
         fast_grammar: bool = True,
         n_seq: int = 8,
         seq_ctx: int = 2048,
+        adapters: dict[str, str | Path] | None = None,
+        adapter: str | None = None,
     ):
+        from toollearn.engines.llama_adapters import AdapterSet
+
         self.model_path = Path(model_path) if model_path else embedded_model_path()
         self.llm = load_llama(self.model_path, n_ctx=n_ctx, n_threads=n_threads, n_batch=n_batch)
-        self.name = f"llama:{self.model_path.name}"
+        self.base_name = f"llama:{self.model_path.name}"
         self.fast_grammar = fast_grammar
         self.n_seq, self.seq_ctx = max(1, n_seq), min(seq_ctx, n_ctx)
         self._template: ChatTemplate | None = None
-        self._batcher = None
+        self._shared: dict[str, Any] = {"batcher": None}  # one batched context for all views
+        if not hasattr(self.llm, "_toollearn_adapters"):
+            self.llm._toollearn_adapters = AdapterSet(self.llm)
+            self.llm._toollearn_active = None
+        self.adapters = self.llm._toollearn_adapters
+        for name, path in (adapters or {}).items():
+            self.adapters.load(name, path)
+        self.active: str | None = None
+        self.name = self.base_name
+        if adapter is not None:
+            self.active, self.name = adapter, f"{self.base_name}@{adapter}"
+
+    def with_adapter(self, name: str | None) -> LlamaEngine:
+        """This engine generating under the adapter `name` (None: the base model)."""
+        if name is not None and name not in self.adapters.loaded:
+            raise EngineError(f"no adapter named {name!r}; loaded: {sorted(self.adapters.loaded)}")
+        view = copy.copy(self)
+        view.active = name
+        view.name = self.base_name if name is None else f"{self.base_name}@{name}"
+        return view
+
+    def _select(self) -> None:
+        """Put this view's adapter on the model's contexts; a switch forgets cached prompts."""
+        if self.llm._toollearn_active != self.active:
+            self.adapters.apply(self.llm._ctx.ctx, self.active)
+            self.llm._toollearn_active = self.active
+            self.llm.reset()  # no prompt prefix computed under another adapter is reused
+        batcher = self._shared["batcher"]
+        if batcher is not None and batcher.adapter != self.active:
+            self.adapters.apply(batcher.ctx, self.active)
+            batcher.forget_prompts()
+            batcher.adapter = self.active
 
     def render(self, prompt: Prompt) -> str:
         """The exact text the model sees: raw text as-is, messages via the chat template."""
@@ -155,7 +193,8 @@ class LlamaEngine:
         """Provenance: the model file and its hash, the chat template, the packages."""
         from toollearn.engines.provenance import file_record, package_record
 
-        out = {"engine": self.name, "model": file_record(self.model_path), "adapters": []}
+        adapters = [file_record(self.adapters.path(self.active))] if self.active else []
+        out = {"engine": self.name, "model": file_record(self.model_path), "adapters": adapters}
         try:
             out.update(self.chat_template.describe())
         except EngineError:
@@ -211,6 +250,7 @@ class LlamaEngine:
 
         if self.n_seq <= 1:
             return sequential_requests(self, requests)
+        self._select()
         seqs: list[SeqRequest] = []
         for r in requests:
             toks = self.llm.tokenize(self.render(r.prompt).encode("utf-8"), special=True)
@@ -222,11 +262,13 @@ class LlamaEngine:
         fits = [i for i, s in enumerate(seqs) if len(s.tokens) + s.max_tokens <= self.seq_ctx]
         out: list[Completion | None] = [None] * len(requests)
         if fits:
-            if self._batcher is None or self._batcher.n_seq != self.n_seq:
-                if self._batcher is not None:
-                    self._batcher.close()
-                self._batcher = BatchDecoder(self.llm, self.n_seq, self.seq_ctx)
-            for i, c in zip(fits, self._batcher.run([seqs[i] for i in fits])):
+            batcher = self._shared["batcher"]
+            if batcher is None or batcher.n_seq != self.n_seq:
+                if batcher is not None:
+                    batcher.close()
+                batcher = self._shared["batcher"] = BatchDecoder(self.llm, self.n_seq, self.seq_ctx)
+                self._select()
+            for i, c in zip(fits, batcher.run([seqs[i] for i in fits])):
                 out[i] = c
         rest = [i for i in range(len(requests)) if out[i] is None]
         for i, c in zip(rest, sequential_requests(self, [requests[i] for i in rest])):
@@ -244,6 +286,7 @@ class LlamaEngine:
         top_p: float = 1.0,
     ) -> list[Completion]:
         """One prompt at a time through llama-cpp-python (reusing the KV prefix between them)."""
+        self._select()
         gbnf = self.gbnf(constraint) if constraint is not None else None
         out = []
         for prompt in prompts:

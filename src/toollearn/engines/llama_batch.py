@@ -130,6 +130,13 @@ class BatchDecoder:
         self.n_vocab = llm.n_vocab()
         self._batch = llama_cpp.llama_batch_init(params.n_batch, 0, 1)
         self._held: dict[int, tuple[int, ...]] = {}  # cache sequence -> its prompt, LRU first
+        self.adapter: str | None = None  # the LoRA adapter set on this context (engines.llama)
+
+    def forget_prompts(self) -> None:
+        """Drop every cached prompt (their KV was computed under another adapter)."""
+        for seq in list(self._held):
+            self._lib.llama_memory_seq_rm(self.mem, seq, -1, -1)
+        self._held.clear()
 
     def close(self) -> None:
         if getattr(self, "ctx", None):

@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import subprocess
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -79,3 +80,24 @@ def describe_engine(engine: Any) -> dict[str, Any]:
     """An engine's provenance: its own `describe()`, else its name."""
     fn = getattr(engine, "describe", None)
     return fn() if callable(fn) else {"engine": str(getattr(engine, "name", type(engine).__name__))}
+
+
+def git_hash(cwd: Path | None = None) -> str | None:
+    """The checkout's commit (with '-dirty' if it has local changes), or None outside git."""
+    here = cwd or Path(__file__).resolve().parent
+    try:
+        rev = subprocess.run(
+            ["git", "rev-parse", "HEAD"], cwd=here, capture_output=True, text=True, timeout=5
+        )
+        if rev.returncode != 0:
+            return None
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "--untracked-files=no"],
+            cwd=here,
+            capture_output=True,
+            text=True,
+            timeout=5,
+        )
+        return rev.stdout.strip() + ("-dirty" if dirty.stdout.strip() else "")
+    except (OSError, subprocess.SubprocessError):
+        return None

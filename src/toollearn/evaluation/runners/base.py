@@ -19,7 +19,6 @@ import fcntl
 import json
 import os
 import platform
-import subprocess
 import sys
 import time
 import uuid
@@ -29,6 +28,7 @@ from pathlib import Path
 from typing import IO, Any, TypeVar
 
 from toollearn.core.errors import DataError
+from toollearn.engines.provenance import git_hash
 
 T = TypeVar("T")
 
@@ -45,27 +45,6 @@ _PACKAGES = (
     "sentence-transformers",
     "numpy",
 )
-
-
-def git_hash(cwd: Path | None = None) -> str | None:
-    """The checkout's commit (with '-dirty' if it has local changes), or None outside git."""
-    here = cwd or Path(__file__).resolve().parent
-    try:
-        rev = subprocess.run(
-            ["git", "rev-parse", "HEAD"], cwd=here, capture_output=True, text=True, timeout=5
-        )
-        if rev.returncode != 0:
-            return None
-        dirty = subprocess.run(
-            ["git", "status", "--porcelain", "--untracked-files=no"],
-            cwd=here,
-            capture_output=True,
-            text=True,
-            timeout=5,
-        )
-        return rev.stdout.strip() + ("-dirty" if dirty.stdout.strip() else "")
-    except (OSError, subprocess.SubprocessError):
-        return None
 
 
 def package_versions() -> dict[str, str]:

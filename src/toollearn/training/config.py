@@ -1,0 +1,103 @@
+"""`TrainConfig`: one dataclass for a training run, read from YAML, overridden by flags (TRL
+style: every field is a flag of `toollearn train`)."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from toollearn.core.errors import DataError
+
+LORA_TARGETS = ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj")
+
+
+@dataclass
+class TrainConfig:
+    """What to train, on what, for how long, and where the run goes.
+
+    model: "embedded" (the packaged SmolLM2-135M GGUF, dequantised once and cached), a GGUF
+    file, or a Hugging Face model folder. datasets: {data.jsonl or folder: weight}; each
+    dataset gives `weight` x `samples` samples (drawn without replacement while it has them).
+    Training stops at `epochs` or at `max_tokens_seen` tokens, whichever comes first. `adapter`
+    starts from an existing PEFT adapter folder; `base_adapter` merges one into the base first
+    (GLPFT stage 2 starts from the stage-1 weights).
+    """
+
+    output_dir: str = "runs/train"
+    model: str = "embedded"
+    datasets: dict[str, float] = field(default_factory=dict)
+    samples: int | None = None  # total samples drawn from the mixture (None: all of each)
+    eval_samples: int = 64  # held out from the mixture for the validation loss
+    method: str = "lora"  # lora | full
+    lora_r: int = 16
+    lora_alpha: int = 32
+    lora_dropout: float = 0.0
+    lora_targets: tuple[str, ...] = LORA_TARGETS
+    base_adapter: str | None = None
+    epochs: float = 1.0
+    max_tokens_seen: int | None = None
+    learning_rate: float = 2e-4
+    lr_scheduler: str = "cosine"
+    warmup_ratio: float = 0.03
+    weight_decay: float = 0.0
+    batch_size: int = 4
+    grad_accum: int = 1
+    max_length: int = 2048
+    seed: int = 0
+    device: str = "cpu"  # cpu | cuda
+    bf16: bool = True  # autocast (CPU: only where the processor supports bf16)
+    gradient_checkpointing: bool = False
+    threads: int | None = None
+    save_steps: int = 50
+    eval_steps: int = 50
+    logging_steps: int = 5
+    resume: bool = False
+    loss_on: str = "spans"  # spans (the model-written parts) | target (the whole turn)
+
+    def to_dict(self) -> dict[str, Any]:
+        d = dataclasses.asdict(self)
+        d["lora_targets"] = list(self.lora_targets)
+        return d
+
+
+def _coerce(name: str, value: Any, current: Any) -> Any:
+    if isinstance(current, bool):
+        return value if isinstance(value, bool) else str(value).lower() in ("1", "true", "yes")
+    if isinstance(current, tuple):
+        return tuple(value.split(",")) if isinstance(value, str) else tuple(value)
+    if isinstance(current, int) and not isinstance(current, bool) and value is not None:
+        return int(value)
+    if isinstance(current, float) and value is not None:
+        return float(value)
+    return value
+
+
+def load_config(path: str | Path | None = None, **overrides: Any) -> TrainConfig:
+    """A TrainConfig from a YAML file (or defaults), with the given fields overriding it.
+    Unknown keys are an error naming them."""
+    data: dict[str, Any] = {}
+    if path:
+        import yaml
+
+        p = Path(path)
+        if not p.is_file():
+            raise DataError("config file not found", str(p))
+        loaded = yaml.safe_load(p.read_text(encoding="utf-8")) or {}
+        if not isinstance(loaded, dict):
+            raise DataError("a training config is a YAML mapping", str(p))
+        data.update(loaded)
+    data.update({k: v for k, v in overrides.items() if v is not None})
+    known = {f.name: f for f in dataclasses.fields(TrainConfig)}
+    unknown = sorted(set(data) - set(known))
+    if unknown:
+        raise DataError(f"unknown training config keys: {', '.join(unknown)}")
+    defaults = TrainConfig()
+    values = {k: _coerce(k, v, getattr(defaults, k)) for k, v in data.items()}
+    config = TrainConfig(**values)
+    if config.method not in ("lora", "full"):
+        raise DataError(f"method must be lora or full, not {config.method!r}")
+    if config.loss_on not in ("spans", "target"):
+        raise DataError(f"loss_on must be spans or target, not {config.loss_on!r}")
+    return config

