@@ -55,3 +55,26 @@ def test_missing_gguf_is_a_clear_error(tmp_path):
     pytest.importorskip("llama_cpp")
     with pytest.raises(EngineError, match="not found"):
         load_engine(f"llama:{tmp_path / 'missing.gguf'}")
+
+
+def test_adapter_specs_name_files_stacks_and_adapter_sets(tmp_path):
+    import json
+
+    from toollearn.engines import adapter_stack, split_adapter
+
+    assert split_adapter("llama:/m.gguf@/a.gguf") == ("llama:/m.gguf", "/a.gguf")
+    assert split_adapter("openai:http://u@h/v1#m") == ("openai:http://u@h/v1#m", "")
+    assert adapter_stack("/a.gguf+/b.gguf", "llama") == ["/a.gguf", "/b.gguf"]
+    (tmp_path / "adapters.json").write_text(json.dumps({
+        "gguf": {"planner": ["single/adapter.gguf", "planner/adapter.gguf"]},
+        "peft": {"planner": ["single/adapter", "planner/adapter"]}}))  # fmt: skip
+    assert adapter_stack(f"{tmp_path}#planner", "hf") == [
+        str(tmp_path / "single/adapter"), str(tmp_path / "planner/adapter")]  # fmt: skip
+    with pytest.raises(EngineError, match="no adapter 'caller'.*planner"):
+        adapter_stack(f"{tmp_path}#caller", "llama")
+    with pytest.raises(EngineError, match="adapters.json not found"):
+        adapter_stack(f"{tmp_path / 'nowhere'}#planner", "llama")
+    with pytest.raises(EngineError, match="unknown engine spec"):
+        from toollearn.engines import load_engines
+
+        load_engines({"x": "scripted@/a.gguf"})

@@ -42,10 +42,12 @@ def test_score_cli_check(shared_data, capsys):
 @pytest.mark.parametrize("run", [r for r in RUNS if _kind(r) == "deer"], ids=lambda p: p.name)
 def test_score_metric_deer_on_committed_predictions(run, shared_data, capsys):
     """`toollearn score --metric deer` reads the committed records the way the runner does."""
-    split = json.loads((run / "config.json").read_text())["split"]
+    config = json.loads((run / "config.json").read_text())
     records = str(run / "predictions.jsonl")
-    argv = ["score", "--dataset", f"tooldeer/{split}", "--data-root", str(shared_data),
+    argv = ["score", "--dataset", f"tooldeer/{config['split']}", "--data-root", str(shared_data),
             "--predictions", records, "--metric", "deer", "--json"]  # fmt: skip
+    if config.get("shard"):
+        argv += ["--shard", config["shard"]]
     assert main(argv) == 0
     scored = json.loads(capsys.readouterr().out)["scores"]
     stored = json.loads((run / "scores.json").read_text())["scores"]

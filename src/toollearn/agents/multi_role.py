@@ -83,6 +83,23 @@ class MultiRoleAgent:
         self.next_policy, self.fresh_tools = next_policy, fresh_tools
         self.tokens = {**DEFAULT_TOKENS, **(max_tokens or {})}
 
+    @classmethod
+    def on_adapters(
+        cls,
+        engine: Any,
+        env: Environment | None = None,
+        *,
+        planner: str | None = "planner",
+        caller: str | None = "caller",
+        summarizer: str | None = "summarizer",
+        **options: Any,
+    ) -> MultiRoleAgent:
+        """The three roles on one backbone, each under its own adapter of `engine` (a llama.cpp
+        or transformers engine holding named adapters; None: the base model). The engine
+        switches adapters per call, as GLPFT serves them."""
+        views = [engine.with_adapter(name) for name in (planner, caller, summarizer)]
+        return cls(*views, env, **options)
+
     def config(self) -> dict[str, Any]:
         return {
             "agent": self.name,

@@ -75,9 +75,31 @@ def load_engine_spec(spec: str, threads: int | None = None, **llama: Any) -> Any
 
 
 def load_engines(specs: dict[str, str], threads: int | None = None, **llama: Any) -> dict[str, Any]:
-    """One engine per role (or any key), loading each distinct spec once."""
-    loaded = {s: load_engine_spec(s, threads, **llama) for s in dict.fromkeys(specs.values())}
-    return {key: loaded[spec] for key, spec in specs.items()}
+    """One engine per role (or any key): each distinct base model loaded once, specs that
+    differ only in their adapter served as views of it (`engines.load_engines`)."""
+    from toollearn.engines import load_engines as load
+
+    local = {k: s for k, s in specs.items() if s.startswith("llama")}
+    other = {k: s for k, s in specs.items() if k not in local}
+    out = {**load(local, **engine_options("llama", threads, **llama)), **load(other)}
+    return {key: out[key] for key in specs}
+
+
+def role_specs(args: argparse.Namespace) -> dict[str, str]:
+    """{role: engine spec} for planner/caller/summarizer: --planner etc., else the role's
+    adapter in --role-adapters DIR on --engine, else --engine."""
+    folder = getattr(args, "role_adapters", None)
+    return {r: getattr(args, r) or (f"{args.engine}@{folder}#{r}" if folder else args.engine)
+            for r in ("planner", "caller", "summarizer")}  # fmt: skip
+
+
+def add_role_args(p: argparse.ArgumentParser) -> None:
+    """--planner/--caller/--summarizer engine specs and --role-adapters."""
+    for role in ("planner", "caller", "summarizer"):
+        p.add_argument(f"--{role}", default=None, help=f"{role} engine spec (default --engine)")
+    p.add_argument("--role-adapters", default=None, metavar="DIR",
+                   help="serve each role under its own adapter from DIR/adapters.json (a "
+                   "`toollearn train --glpft` output) on one --engine backbone")  # fmt: skip
 
 
 def load_engine_from_args(args: argparse.Namespace) -> Any:

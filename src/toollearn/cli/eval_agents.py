@@ -11,9 +11,11 @@ from typing import Any
 from toollearn.cli.common import (
     add_data_args,
     add_engine_args,
+    add_role_args,
     add_run_args,
     load_engine_from_args,
     load_engines,
+    role_specs,
 )
 
 
@@ -62,9 +64,7 @@ def register_eval(eval_sub: Any) -> None:
     )
     s.add_argument("--file", default=None, help="trajectory JSON (alpha-UMi format)")
     s.add_argument("--mode", choices=MODES, default="multi-role")
-    s.add_argument("--planner", default=None, help="planner engine spec (default --engine)")
-    s.add_argument("--caller", default=None, help="caller engine spec (default --engine)")
-    s.add_argument("--summarizer", default=None, help="summarizer engine spec (default --engine)")
+    add_role_args(s)
     s.add_argument("--max-tokens", type=int, default=None,
                    help="one generation limit for every role (default: planner 128, caller 96, "
                    "summarizer 128, single 160)")  # fmt: skip
@@ -131,7 +131,7 @@ def run_stepwise_cli(args: argparse.Namespace) -> int:
         cases = cases[: args.limit]
     shard = parse_shard(args.shard)
     cases = take_shard(cases, shard)
-    specs = {r: getattr(args, r) or args.engine for r in ("planner", "caller", "summarizer")}
+    specs = role_specs(args)
     tokens = dict.fromkeys(stepwise.TOKENS, args.max_tokens) if args.max_tokens else {}
     limits = {**stepwise.TOKENS, **tokens}
     opts = stepwise.StepwiseOptions(not args.free, args.context, tuple(limits.items()))

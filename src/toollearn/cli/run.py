@@ -10,8 +10,11 @@ from typing import Any
 
 from toollearn.cli.common import (
     add_engine_args,
+    add_role_args,
     add_sampling_args,
     load_engine_spec,
+    load_engines,
+    role_specs,
     sampling_from_args,
 )
 
@@ -35,9 +38,7 @@ def register(subparsers: Any) -> None:
     p.add_argument("--agent", choices=AGENT_NAMES, default="tool-calls")
     add_engine_args(p)
     add_sampling_args(p)
-    p.add_argument("--planner", default=None, help="multi-role: planner engine (default --engine)")
-    p.add_argument("--caller", default=None, help="multi-role: caller engine (default --engine)")
-    p.add_argument("--summarizer", default=None, help="multi-role: summarizer engine spec")
+    add_role_args(p)
     src = p.add_mutually_exclusive_group()
     src.add_argument("--tools", default=None, help="a tool file (simulated execution)")
     src.add_argument("--module", default=None, help="import MODULE and use its @tool functions")
@@ -83,24 +84,20 @@ def build_agent(args: argparse.Namespace, env: Any) -> Any:
     """The agent named by --agent over engines loaded from the specs."""
     from toollearn import agents
 
-    cache: dict[str, Any] = {}
-
-    def engine(role: str | None) -> Any:  # loaded on first use, each distinct spec once
-        spec = (getattr(args, role) if role else None) or args.engine
-        if spec not in cache:
-            cache[spec] = load_engine_spec(spec, args.threads)
-        return cache[spec]
+    def engine() -> Any:
+        return load_engine_spec(args.engine, args.threads)
 
     constrained, sampling = not args.free, sampling_from_args(args)
     common = {"seed": args.seed, "sampling": sampling}
-    if args.agent == "multi-role":
+    if args.agent == "multi-role":  # one backbone per distinct base model, a view per adapter
+        roles = load_engines(role_specs(args), args.threads)
         return agents.MultiRoleAgent(
-            engine("planner"), engine("caller"), engine("summarizer"), env,
+            roles["planner"], roles["caller"], roles["summarizer"], env,
             max_steps=args.max_steps, constrained_caller=constrained,
             constrained_plan=args.constrain_plan, **common,
         )  # fmt: skip
     if args.agent == "react":
-        return agents.ReActAgent(engine(None), env, max_steps=args.max_steps,
+        return agents.ReActAgent(engine(), env, max_steps=args.max_steps,
                                  constrained=constrained, **common)  # fmt: skip
     if args.agent == "deer":
         retriever = None
@@ -108,11 +105,11 @@ def build_agent(args: argparse.Namespace, env: Any) -> Any:
             from toollearn.retrieval import ToolRetriever
 
             retriever = ToolRetriever(env.tools, args.retriever)
-        return agents.DecisionAgent(engine(None), env, retriever=retriever,
+        return agents.DecisionAgent(engine(), env, retriever=retriever,
                                     constrained=constrained, **common)  # fmt: skip
     if args.agent == "multi-call":
-        return agents.MultiCallAgent(engine(None), env, constrained=constrained, **common)
-    return agents.ToolCallsAgent(engine(None), env, constrained=constrained,
+        return agents.MultiCallAgent(engine(), env, constrained=constrained, **common)
+    return agents.ToolCallsAgent(engine(), env, constrained=constrained,
                                  max_steps=args.max_steps, **common)  # fmt: skip
 
 

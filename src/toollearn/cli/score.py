@@ -67,6 +67,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--predictions", help='JSONL of {"id", "output"} records')
     p.add_argument("--metric", choices=METRICS)
     p.add_argument("--data-root", help="data folder (default: $TOOLLEARN_DATA)")
+    p.add_argument("--shard", default=None, metavar="K/N",
+                   help="score only shard K of N of the dataset (a sharded run's records, as "
+                   "`eval --shard K/N` took them)")  # fmt: skip
     p.add_argument(
         "--step-style",
         choices=("roles", "react"),
@@ -159,8 +162,9 @@ def run(args: argparse.Namespace) -> int:
         result, missing = _score_stepwise(args, records)
     else:
         from toollearn.data.registry import load_examples
+        from toollearn.evaluation.runners.base import parse_shard, take_shard
 
-        examples = load_examples(args.dataset, args.data_root)
+        examples = take_shard(load_examples(args.dataset, args.data_root), parse_shard(args.shard))
         aligned = align(records, [ex.id for ex in examples], args.predictions)
         missing = sum(1 for rec in aligned if not rec)
         if args.metric == "deer":

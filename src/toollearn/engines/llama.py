@@ -94,9 +94,10 @@ class LlamaEngine:
     (same output as masking the vocabulary, much less work); False uses the library's sampler.
     n_seq: sequences decoded together when `complete` gets several prompts (llama_batch;
     1 = one prompt at a time through the library, as before). seq_ctx: KV cells per sequence
-    of the batched context; longer requests run sequentially. adapters: {name: GGUF LoRA}
-    loaded on the unchanged base; `with_adapter(name)` gives a view of this engine (same model,
-    same contexts) that generates under that adapter, switched per call.
+    of the batched context; longer requests run sequentially. adapters: {name: GGUF LoRA, or
+    a list of them applied together} loaded on the unchanged base; `with_adapter(name)` gives a
+    view of this engine (same model, same contexts) that generates under that adapter,
+    switched per call.
     """
 
     supports_constraints = True
@@ -111,7 +112,7 @@ class LlamaEngine:
         fast_grammar: bool = True,
         n_seq: int = 8,
         seq_ctx: int = 2048,
-        adapters: dict[str, str | Path] | None = None,
+        adapters: dict[str, str | Path | list[str | Path]] | None = None,
         adapter: str | None = None,
     ):
         from toollearn.engines.llama_adapters import AdapterSet
@@ -193,7 +194,7 @@ class LlamaEngine:
         """Provenance: the model file and its hash, the chat template, the packages."""
         from toollearn.engines.provenance import file_record, package_record
 
-        adapters = [file_record(self.adapters.path(self.active))] if self.active else []
+        adapters = [file_record(p) for p in self.adapters.paths(self.active)] if self.active else []
         out = {"engine": self.name, "model": file_record(self.model_path), "adapters": adapters}
         try:
             out.update(self.chat_template.describe())

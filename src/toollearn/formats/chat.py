@@ -60,6 +60,19 @@ class ChatTemplate:
         )
         return text + prefix
 
+    def turn_end(self) -> str:
+        """What the template writes after an assistant turn's text (ChatML: "<|im_end|>\\n"):
+        its first token is the one a tuned model must learn to stop with."""
+        mark = "\x00TURN\x00"
+        text = self._template.render(
+            messages=[{"role": "user", "content": "u"}, {"role": "assistant", "content": mark}],
+            add_generation_prompt=False,
+            bos_token=self.bos_token,
+            eos_token=self.eos_token,
+        )
+        end = text.split(mark, 1)[1] if mark in text else ""
+        return end if end.strip() else self.eos_token
+
     def describe(self) -> dict[str, str]:
         """What a run records about the template."""
         return {"chat_template_sha256": self.sha256}

@@ -20,14 +20,15 @@ class TrainConfig:
     model: "embedded" (the packaged SmolLM2-135M GGUF, dequantised once and cached), a GGUF
     file, or a Hugging Face model folder. datasets: {data.jsonl or folder: weight}; each
     dataset gives `weight` x `samples` samples (drawn without replacement while it has them).
-    Training stops at `epochs` or at `max_tokens_seen` tokens, whichever comes first. `adapter`
-    starts from an existing PEFT adapter folder; `base_adapter` merges one into the base first
-    (GLPFT stage 2 starts from the stage-1 weights).
+    Training stops at `epochs` or at `max_tokens_seen` tokens, whichever comes first.
+    `base_adapter` merges a PEFT adapter folder into the base before training (GLPFT stage 2
+    starts from the stage-1 weights).
     """
 
     output_dir: str = "runs/train"
     model: str = "embedded"
     datasets: dict[str, float] = field(default_factory=dict)
+    kinds: tuple[str, ...] = ()  # only samples of these kinds (metadata "kind"); () = all
     samples: int | None = None  # total samples drawn from the mixture (None: all of each)
     eval_samples: int = 64  # held out from the mixture for the validation loss
     method: str = "lora"  # lora | full
@@ -62,14 +63,17 @@ class TrainConfig:
         return d
 
 
-def _coerce(name: str, value: Any, current: Any) -> Any:
-    if isinstance(current, bool):
-        return value if isinstance(value, bool) else str(value).lower() in ("1", "true", "yes")
-    if isinstance(current, tuple):
-        return tuple(value.split(",")) if isinstance(value, str) else tuple(value)
-    if isinstance(current, int) and not isinstance(current, bool) and value is not None:
+def _coerce(kind: str, value: Any) -> Any:
+    """A YAML or flag value as the field's annotated type (flags arrive as strings)."""
+    if value is None or not isinstance(value, str):
+        return tuple(value) if kind.startswith("tuple") and isinstance(value, list) else value
+    if kind.startswith("bool"):
+        return value.lower() in ("1", "true", "yes")
+    if kind.startswith("tuple"):
+        return tuple(v.strip() for v in value.split(",") if v.strip())
+    if kind.startswith("int"):
         return int(value)
-    if isinstance(current, float) and value is not None:
+    if kind.startswith("float"):
         return float(value)
     return value
 
@@ -93,8 +97,10 @@ def load_config(path: str | Path | None = None, **overrides: Any) -> TrainConfig
     unknown = sorted(set(data) - set(known))
     if unknown:
         raise DataError(f"unknown training config keys: {', '.join(unknown)}")
-    defaults = TrainConfig()
-    values = {k: _coerce(k, v, getattr(defaults, k)) for k, v in data.items()}
+    try:
+        values = {k: _coerce(str(known[k].type), v) for k, v in data.items()}
+    except ValueError as exc:
+        raise DataError(f"bad training config value: {exc}") from None
     config = TrainConfig(**values)
     if config.method not in ("lora", "full"):
         raise DataError(f"method must be lora or full, not {config.method!r}")

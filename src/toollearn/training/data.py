@@ -41,10 +41,15 @@ def file_sha256(path: Path) -> str:
 
 
 def load_mixture(
-    datasets: dict[str, float], samples: int | None, eval_samples: int, seed: int
+    datasets: dict[str, float],
+    samples: int | None,
+    eval_samples: int,
+    seed: int,
+    kinds: Sequence[str] = (),
 ) -> Mixture:
-    """Samples of each dataset in proportion to its weight (all of them when `samples` is
-    None), shuffled with the seed; the first `eval_samples` of the shuffled mix are held out."""
+    """Samples of each dataset (only those of `kinds` when given) in proportion to its weight
+    (all of them when `samples` is None), shuffled with the seed; the first `eval_samples` of
+    the shuffled mix are held out."""
     from toollearn.datagen.dataset import read_dataset
 
     if not datasets:
@@ -58,6 +63,10 @@ def load_mixture(
         if not path.is_file():
             raise DataError("training dataset not found", str(path))
         pool = read_dataset(path)
+        if kinds:
+            pool = [s for s in pool if s.metadata.get("kind") in kinds]
+        if not pool:
+            raise DataError(f"no samples of kinds {list(kinds)}", str(path))
         want = len(pool) if samples is None else round(samples * weight / total_weight)
         rng = random.Random(f"{seed}:mix:{i}")
         picked = rng.sample(pool, min(want, len(pool)))
@@ -77,8 +86,10 @@ class SampleEncoder:
     def __init__(self, tokenizer: Any, template: Any, max_length: int, loss_on: str = "spans"):
         self.tok, self.template = tokenizer, template
         self.max_length, self.loss_on = max_length, loss_on
-        end = template.eos_token or tokenizer.eos_token
-        self.end_id = tokenizer.convert_tokens_to_ids(end)
+        end = self.ids(template.turn_end() or tokenizer.eos_token)
+        if not end:
+            raise DataError("the chat template has no end-of-turn token to train")
+        self.end_id = end[0]  # the template's end of an assistant turn, not the tokenizer's eos
         self.dropped: Counter = Counter()
 
     def ids(self, text: str) -> list[int]:

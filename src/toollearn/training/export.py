@@ -92,3 +92,46 @@ def export_lora_gguf(adapter_dir: str | Path, out: str | Path, dtype: str = "f16
     writer.write_tensors_to_file()
     writer.close()
     return out
+
+
+def export_merged_gguf(
+    base_gguf: str | Path, adapter_dir: str | Path, out: str | Path, dtype: str = "f16"
+) -> Path:
+    """The base GGUF with a LoRA adapter merged into its weights: every metadata field and
+    untouched tensor copied as it is, each adapted weight dequantised, given the adapter's
+    delta (in llama.cpp's row order) and written as f16 or q8_0. A small adapter's deltas can
+    fall below q8_0's rounding (measured: a few steps of training gave deltas of 1e-4 against
+    a q8_0 error of 1e-3), so f16 is the default; serving the adapter on the unchanged base
+    (llama.cpp applies several adapters at once) loses nothing."""
+    import gguf
+    import numpy as np
+
+    base_gguf, adapter_dir, out = Path(base_gguf), Path(adapter_dir), Path(out)
+    tensors, config = gguf_lora_tensors(adapter_dir)
+    scale = float(config["lora_alpha"]) / float(config["r"])
+    reader = gguf.GGUFReader(str(base_gguf))
+    arch = str(reader.fields["general.architecture"].contents())
+    writer = gguf.GGUFWriter(str(out), arch)
+    for field in reader.fields.values():
+        if field.name.startswith("GGUF.") or field.name == "general.architecture":
+            continue
+        sub = field.types[1] if len(field.types) > 1 else None
+        writer.add_key_value(field.name, field.contents(), field.types[0], sub)
+    qtype = gguf.GGMLQuantizationType.Q8_0 if dtype == "q8_0" else gguf.GGMLQuantizationType.F16
+    for t in reader.tensors:
+        a, b = tensors.get(f"{t.name}.lora_a"), tensors.get(f"{t.name}.lora_b")
+        if a is None:
+            writer.add_tensor(t.name, t.data, raw_shape=t.data.shape, raw_dtype=t.tensor_type)
+            continue
+        weight = gguf.quants.dequantize(t.data, t.tensor_type).astype(np.float32)
+        merged = weight + scale * (b @ a)
+        if qtype == gguf.GGMLQuantizationType.F16:
+            writer.add_tensor(t.name, merged.astype(np.float16))
+        else:
+            data = gguf.quants.quantize(merged, qtype)
+            writer.add_tensor(t.name, data, raw_shape=data.shape, raw_dtype=qtype)
+    writer.write_header_to_file()
+    writer.write_kv_data_to_file()
+    writer.write_tensors_to_file()
+    writer.close()
+    return out

@@ -62,8 +62,8 @@ def planned_steps(n_rows: int, mean_tokens: float, config: TrainConfig) -> int:
     return max(1, steps)
 
 
-def sft_args(config: TrainConfig, run: Path, max_steps: int) -> Any:
-    """The SFTConfig of a run."""
+def sft_args(config: TrainConfig, run: Path, max_steps: int, evaluate: bool = True) -> Any:
+    """The SFTConfig of a run (`evaluate`: there is a validation slice)."""
     from trl import SFTConfig
 
     on_cpu = config.device == "cpu"
@@ -80,7 +80,7 @@ def sft_args(config: TrainConfig, run: Path, max_steps: int) -> Any:
         logging_steps=config.logging_steps,
         save_steps=config.save_steps,
         save_total_limit=2,
-        eval_strategy="steps",
+        eval_strategy="steps" if evaluate else "no",
         eval_steps=config.eval_steps,
         seed=config.seed,
         data_seed=config.seed,
@@ -91,7 +91,7 @@ def sft_args(config: TrainConfig, run: Path, max_steps: int) -> Any:
         max_length=None,  # over-long samples were dropped (and counted), never cut
         train_sampling_strategy="group_by_length",  # length-bucketed batches
         dataloader_num_workers=0,
-        include_num_input_tokens_seen=True,
+        include_num_input_tokens_seen="non_padding",  # real tokens, not padding
         disable_tqdm=True,
     )
 
@@ -109,7 +109,8 @@ def train(config: TrainConfig, callbacks: Sequence[Any] = ()) -> Path:
     from toollearn.formats.chat import ChatTemplate
     from toollearn.training.data import SampleEncoder, load_mixture
 
-    mix = load_mixture(config.datasets, config.samples, config.eval_samples, config.seed)
+    mix = load_mixture(config.datasets, config.samples, config.eval_samples, config.seed,
+                       config.kinds)  # fmt: skip
     encoder = SampleEncoder(tok, ChatTemplate.from_tokenizer(tok), config.max_length,
                             config.loss_on)  # fmt: skip
     rows, eval_rows = encoder.encode_all(mix.train), encoder.encode_all(mix.eval)
@@ -126,7 +127,8 @@ def train(config: TrainConfig, callbacks: Sequence[Any] = ()) -> Path:
         "config": config.to_dict(),
         "datasets": mix.sources,
         "samples": {"train": len(rows), "eval": len(eval_rows), "dropped": dict(encoder.dropped),
-                    "mean_tokens": round(mean_tokens, 1)},
+                    "mean_tokens": round(mean_tokens, 1),
+                    "end_of_turn": tok.convert_ids_to_tokens(encoder.end_id)},
         "steps": trainer.state.global_step,
         "tokens_seen": int(trainer.state.num_input_tokens_seen),
         "wall_seconds": round(time.time() - t0, 1),
@@ -165,7 +167,7 @@ def build_trainer(
 
     trainer = SFTTrainer(
         model=model,
-        args=sft_args(config, run, steps),
+        args=sft_args(config, run, steps, evaluate=bool(eval_rows)),
         train_dataset=Dataset.from_list(rows),
         eval_dataset=Dataset.from_list(eval_rows) if eval_rows else None,
         processing_class=tok,

@@ -1,0 +1,145 @@
+"""Training benchmark: tokens/s and peak memory of LoRA vs full fine-tuning, fp32 vs bf16
+autocast, against TRL's defaults (gradient checkpointing on, fp32) as the baseline.
+
+Every variant trains the embedded SmolLM2-135M through `toollearn.training` (TRL SFTTrainer +
+PEFT) on the same samples, in its own subprocess (so each peak RSS is its own), one after the
+other in one run: the baseline first, ratios against it. Tokens are real (non-padding) input
+tokens; the first step is a warm-up and not timed. Samples: a `toollearn datagen` dataset
+(--data; default the alpha-UMi role samples of the shipped demo trajectories). "What an hour
+buys" is tokens/s x 3600 / mean tokens per sample, for this data.
+
+bf16 autocast on a processor without bf16 instructions is emulated (and `toollearn train`
+then uses fp32); the benchmark forces it anyway so the table says what it would cost.
+
+    python benchmarks/training.py --steps 6 --batch-size 4
+Writes benchmarks/results/training.json and training.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from _results import RESULTS, write_results
+
+VARIANTS = {  # name: (TrainConfig overrides, force bf16 autocast)
+    "TRL defaults: LoRA, fp32, gradient checkpointing": (
+        {"gradient_checkpointing": True, "bf16": False}, False),
+    "toollearn CPU default: LoRA, fp32, no checkpointing": ({"bf16": False}, False),
+    "LoRA, bf16 autocast": ({"bf16": True}, True),
+    "full fine-tuning, fp32": ({"method": "full", "bf16": False}, False),
+    "full fine-tuning, bf16 autocast": ({"method": "full", "bf16": True}, True),
+}  # fmt: skip
+
+
+def measure(name: str, data: str, steps: int, batch_size: int, threads: int) -> dict:
+    """Train `steps` + 1 steps of one variant in this process; tokens/s after the first."""
+    from transformers import TrainerCallback
+
+    from toollearn.training import trainer as trainer_mod
+    from toollearn.training.config import load_config
+
+    overrides, force_bf16 = VARIANTS[name]
+    if force_bf16:
+        trainer_mod.cpu_has_bf16 = lambda: True  # measure autocast even where it is emulated
+    marks: list[tuple[float, int]] = []
+
+    class Clock(TrainerCallback):
+        def on_step_end(self, args, state, control, **kw):
+            marks.append((time.perf_counter(), int(state.num_input_tokens_seen)))
+
+    with tempfile.TemporaryDirectory() as out:
+        config = load_config(None, output_dir=out, datasets={data: 1.0}, eval_samples=0,
+                             samples=(steps + 1) * batch_size, batch_size=batch_size,
+                             threads=threads, save_steps=10_000, eval_steps=10_000,
+                             logging_steps=10_000, warmup_ratio=0.0, **overrides)  # fmt: skip
+        run = trainer_mod.train(config, callbacks=[Clock()])
+        info = json.loads((run / "train.json").read_text())
+    (t1, n1), (t2, n2) = marks[0], marks[-1]
+    return {
+        "variant": name,
+        "precision": info["precision"],
+        "tokens_per_s": round((n2 - n1) / (t2 - t1), 1),
+        "timed_steps": len(marks) - 1,
+        "timed_tokens": n2 - n1,
+        "mean_tokens_per_sample": info["samples"]["mean_tokens"],
+        "peak_rss_gib": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20, 2),
+    }
+
+
+def default_data() -> str:
+    """The role samples of the shipped demo trajectories, written once to a temp dataset."""
+    from toollearn.agents.oracle import DEMO_TRAJECTORIES
+    from toollearn.data.trajectories import read_trajectories
+    from toollearn.datagen.dataset import write_dataset
+    from toollearn.datagen.umi import role_samples
+
+    out = Path(tempfile.gettempdir()) / "toollearn-bench-train-data"
+    if not (out / "data.jsonl").is_file():
+        write_dataset(out, role_samples(read_trajectories(DEMO_TRAJECTORIES)), config={})
+    return str(out)
+
+
+def table(rows: list[dict], args: argparse.Namespace) -> str:
+    base = rows[0]["tokens_per_s"]
+    lines = [
+        f"Training throughput, SmolLM2-135M, {args.threads} threads, batch {args.batch_size}, "
+        f"{args.steps} timed steps, data {args.data_label}, {platform.processor() or 'cpu'}",
+        "",
+        "| variant | precision | tokens/s | vs TRL defaults | peak RSS GiB | samples per hour |",
+        "|---|---|---|---|---|---|",
+    ]
+    for r in rows:
+        if "error" in r:
+            lines.append(f"| {r['variant']} | - | failed: {r['error']} | - | - | - |")
+            continue
+        per_hour = r["tokens_per_s"] * 3600 / r["mean_tokens_per_sample"]
+        lines.append(f"| {r['variant']} | {r['precision']} | {r['tokens_per_s']:.0f} | "
+                     f"{r['tokens_per_s'] / base:.2f}x | {r['peak_rss_gib']:.2f} | "
+                     f"{per_hour:.0f} |")  # fmt: skip
+    return "\n".join(lines) + "\n"
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--data", default=None, help="a datagen dataset (default: demo role samples)")
+    ap.add_argument("--steps", type=int, default=6, help="timed steps per variant")
+    ap.add_argument("--batch-size", type=int, default=4)
+    ap.add_argument("--threads", type=int, default=len(os.sched_getaffinity(0)))
+    ap.add_argument("--only", default=None, help="comma-separated variant numbers (1-based)")
+    ap.add_argument("--out", default=str(RESULTS))
+    ap.add_argument("--one", default=None, help=argparse.SUPPRESS)  # a subprocess's variant
+    args = ap.parse_args()
+    data = args.data or default_data()
+    if args.one:
+        print(json.dumps(measure(args.one, data, args.steps, args.batch_size, args.threads)))
+        return 0
+    names = list(VARIANTS)
+    if args.only:
+        names = [names[int(i) - 1] for i in args.only.split(",")]
+    rows = []
+    for name in names:
+        cmd = [sys.executable, __file__, "--one", name, "--data", data, "--steps",
+               str(args.steps), "--batch-size", str(args.batch_size), "--threads",
+               str(args.threads)]  # fmt: skip
+        proc = subprocess.run(cmd, capture_output=True, text=True)
+        if proc.returncode:
+            rows.append({"variant": name, "error": proc.stderr.strip().splitlines()[-1][:120]})
+        else:
+            rows.append(json.loads(proc.stdout.strip().splitlines()[-1]))
+        print(json.dumps(rows[-1]), file=sys.stderr)
+    args.data_label = args.data or "demo role samples"
+    write_results(args.out, "training", {"rows": rows, "args": vars(args)}, table(rows, args))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

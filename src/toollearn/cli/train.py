@@ -1,0 +1,91 @@
+"""`toollearn train --config run.yaml [--FIELD VALUE ...]` and `toollearn export gguf RUN_DIR`.
+
+Every field of `training.config.TrainConfig` is a flag and overrides the YAML file; datasets
+are given as `--dataset PATH[=WEIGHT]` (repeatable). `--glpft MODE` trains alpha-UMi's roles
+(stage 1, then planner/caller/summarizer adapters) into OUTPUT_DIR/<stage>/ with
+OUTPUT_DIR/adapters.json, which `--role-adapters OUTPUT_DIR` of `run` and `eval stepwise` serves
+on one backbone.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+from pathlib import Path
+from typing import Any
+
+
+def register(subparsers: Any) -> None:
+    """Add `toollearn train` and `toollearn export`."""
+    from toollearn.training.config import TrainConfig
+
+    p = subparsers.add_parser("train", help="fine-tune (LoRA or full) on generated data",
+                              description=__doc__,
+                              formatter_class=argparse.RawDescriptionHelpFormatter)  # fmt: skip
+    p.add_argument("--config", default=None, help="YAML file of TrainConfig fields")
+    p.add_argument("--glpft", default=None, choices=("glpft", "direct", "joint", "single"),
+                   help="alpha-UMi training on `datagen umi` data: glpft (stage 1, then a "
+                   "planner/caller/summarizer adapter each), or a baseline; the paper's "
+                   "epochs and learning rates per stage")  # fmt: skip
+    p.add_argument("--dataset", action="append", default=[], metavar="PATH[=WEIGHT]",
+                   help="a data.jsonl (or its folder) and its mixing weight")  # fmt: skip
+    for f in dataclasses.fields(TrainConfig):
+        if f.name == "datasets":
+            continue
+        flag = "--" + f.name.replace("_", "-")
+        if f.type in ("bool",) or isinstance(f.default, bool):
+            p.add_argument(flag, default=None, type=lambda s: s.lower() in ("1", "true", "yes"),
+                           metavar="BOOL")  # fmt: skip
+        else:
+            p.add_argument(flag, default=None, metavar=f.name.upper())
+    p.set_defaults(func=run_train)
+
+    e = subparsers.add_parser("export", help="export a trained adapter for llama.cpp")
+    esub = e.add_subparsers(dest="export_kind", metavar="FORMAT")
+    e.set_defaults(func=lambda _a: e.print_help() or 2)
+    g = esub.add_parser("gguf", help="a run's LoRA adapter as a GGUF LoRA for llama.cpp")
+    g.add_argument("run", help="training run folder (holding adapter/) or an adapter folder")
+    g.add_argument("--out", default=None, help="output file (default RUN/adapter.gguf)")
+    g.add_argument("--dtype", choices=("f16", "f32"), default="f16")
+    g.set_defaults(func=run_export)
+
+
+def run_train(args: argparse.Namespace) -> int:
+    from toollearn.training.config import TrainConfig, load_config
+    from toollearn.training.trainer import train
+
+    overrides: dict[str, Any] = {}
+    for f in dataclasses.fields(TrainConfig):
+        value = getattr(args, f.name, None)
+        if f.name != "datasets" and value is not None:
+            overrides[f.name] = value
+    if args.dataset:
+        overrides["datasets"] = dict(_dataset(d) for d in args.dataset)
+    config = load_config(args.config, **overrides)
+    if args.glpft:
+        from toollearn.training.glpft import run_glpft
+
+        summary = run_glpft(config, config.output_dir, args.glpft)
+        print(f"trained {', '.join(summary['runs'])} into {config.output_dir}; serve the roles "
+              f"with --engine llama --role-adapters {config.output_dir}")  # fmt: skip
+        return 0
+    run = train(config)
+    print(f"trained: {run} (adapter/, train.json, log.jsonl, loss.png)")
+    return 0
+
+
+def _dataset(text: str) -> tuple[str, float]:
+    path, _, weight = text.partition("=")
+    return path, float(weight) if weight else 1.0
+
+
+def run_export(args: argparse.Namespace) -> int:
+    from toollearn.training.export import export_lora_gguf
+
+    run = Path(args.run)
+    adapter = run / "adapter" if (run / "adapter").is_dir() else run
+    out = Path(args.out) if args.out else (run / "adapter.gguf")
+    path = export_lora_gguf(adapter, out, args.dtype)
+    print(f"wrote {path} ({path.stat().st_size / 1e6:.1f} MB); serve it with "
+          f"--engine llama@{path}")  # fmt: skip
+    return 0

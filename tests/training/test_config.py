@@ -1,0 +1,39 @@
+"""TrainConfig: YAML, flags over the file, typed values, clear errors."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from toollearn.core.errors import DataError
+from toollearn.training.config import load_config
+
+EXAMPLE = Path(__file__).parents[2] / "examples" / "train-deer.yaml"
+
+
+def test_the_example_config_loads_and_flags_override_it():
+    config = load_config(EXAMPLE, learning_rate="1e-4", lora_targets="q_proj,v_proj")
+    assert config.datasets == {"runs/data/deer": 1.0}
+    assert config.max_tokens_seen == 110000 and config.method == "lora"
+    assert config.learning_rate == 1e-4 and config.lora_targets == ("q_proj", "v_proj")
+    assert load_config(EXAMPLE, resume="true").resume is True
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [("lerning_rate: 1.0\n", "unknown training config keys: lerning_rate"),
+     ("- a\n- b\n", "a YAML mapping"),
+     ("method: qlora\n", "method must be lora or full"),
+     ("batch_size: four\n", "bad training config value")],
+)  # fmt: skip
+def test_bad_configs_are_named(tmp_path, text, message):
+    path = tmp_path / "run.yaml"
+    path.write_text(text)
+    with pytest.raises(DataError, match=message):
+        load_config(path)
+
+
+def test_a_missing_config_file_is_an_error(tmp_path):
+    with pytest.raises(DataError, match="config file not found"):
+        load_config(tmp_path / "nope.yaml")

@@ -1,0 +1,132 @@
+"""Training the real embedded model for a few steps: the loss falls, the adapter changes, the
+exported GGUF adapter changes llama.cpp's output, and a killed run resumes with the same loss."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from transformers import TrainerCallback
+
+from toollearn.core.samples import TrainingSample
+from toollearn.core.types import Message
+from toollearn.datagen.dataset import write_dataset
+from toollearn.training.config import load_config
+
+pytestmark = [pytest.mark.model, pytest.mark.slow]
+
+TARGET = "#Begin# Need to look up the API Pool. #SearchAPI#"
+
+
+@pytest.fixture(scope="module")
+def dataset(tmp_path_factory):
+    """Twelve short samples with one fixed answer, easy to learn in a few steps."""
+    out = tmp_path_factory.mktemp("data")
+    questions = ["Weather in Paris?", "Stock price of ACME?", "Convert 10 USD to EUR.",
+                 "Flights to Rome tomorrow?", "Translate hello to French.", "Book a table.",
+                 "Latest news on Mars?", "Track my parcel 123.", "Tide times in Brest?",
+                 "Exchange rate of JPY?", "Train times to Lyon?",
+                 "Score of the match?"]  # fmt: skip
+    samples = [TrainingSample((Message("user", q),), TARGET, task="deer", metadata={"kind": "x"})
+               for q in questions]  # fmt: skip
+    write_dataset(out, samples, config={})
+    return out
+
+
+def _config(tmp_path, dataset, **kw):
+    base = {"output_dir": str(tmp_path / "run"), "datasets": {str(dataset): 1.0},
+            "eval_samples": 2, "batch_size": 2, "epochs": 1.0, "learning_rate": 3e-3,
+            "lora_r": 8, "lora_alpha": 16, "save_steps": 2, "eval_steps": 100,
+            "logging_steps": 1, "max_length": 256, "threads": 2, "warmup_ratio": 0.0}  # fmt: skip
+    return load_config(None, **{**base, **kw})
+
+
+def _losses(run):
+    lines = (run / "log.jsonl").read_text().splitlines()
+    return {r["step"]: r["loss"] for r in map(json.loads, lines) if "loss" in r}
+
+
+@pytest.fixture(scope="module")
+def trained(tmp_path_factory, dataset):
+    """One short real LoRA run (3 epochs of 10 samples) and its exported GGUF adapter."""
+    from toollearn.training.export import export_lora_gguf
+    from toollearn.training.trainer import train
+
+    run = train(_config(tmp_path_factory.mktemp("trained"), dataset, epochs=3.0))
+    export_lora_gguf(run / "adapter", run / "adapter.gguf")
+    return run
+
+
+def test_loss_falls_and_the_adapter_changes(trained):
+    import numpy as np
+    from safetensors.numpy import load_file
+
+    losses = list(_losses(trained).values())
+    assert losses[-1] < losses[0] / 2, losses
+    weights = load_file(str(trained / "adapter" / "adapter_model.safetensors"))
+    lora_b = [v for k, v in weights.items() if "lora_B" in k]
+    assert lora_b and any(np.abs(v).max() > 0 for v in lora_b)  # B starts at zero
+    info = json.loads((trained / "train.json").read_text())
+    assert info["samples"]["train"] == 10 and info["tokens_seen"] > 0
+    assert len(info["base_model"]["sha256"]) == 64 and (trained / "loss.png").stat().st_size > 0
+
+
+PROMPT = [[Message("user", "Weather in Oslo?")]]
+
+
+def test_the_gguf_adapter_changes_llama_cpp_output_and_switches_back(trained):
+    from toollearn.engines import load_engine
+
+    engine = load_engine("llama", n_threads=2, adapters={"tuned": trained / "adapter.gguf"})
+    base = engine.complete(PROMPT, max_tokens=16)[0].text
+    tuned = engine.with_adapter("tuned").complete(PROMPT, max_tokens=16)[0].text
+    assert tuned != base and tuned.startswith("#Begin#"), (base, tuned)
+    assert engine.complete(PROMPT, max_tokens=16)[0].text == base  # switched back
+    batch = engine.with_adapter("tuned").complete(PROMPT * 3, max_tokens=16)  # batched context
+    assert [c.text for c in batch] == [tuned] * 3
+
+
+def test_one_backbone_serves_specs_that_differ_by_adapter(trained):
+    from toollearn.engines import load_engines
+
+    gguf = trained / "adapter.gguf"
+    roles = load_engines({"planner": f"llama@{gguf}", "caller": "llama",
+                          "summarizer": f"llama@{gguf}+{gguf}"}, n_threads=2)  # fmt: skip
+    assert roles["planner"].llm is roles["caller"].llm is roles["summarizer"].llm
+    texts = {r: e.complete(PROMPT, max_tokens=12)[0].text for r, e in roles.items()}
+    assert texts["planner"].startswith("#Begin#") and texts["caller"] != texts["planner"]
+    assert roles["summarizer"].describe()["adapters"][1]["path"].endswith("adapter.gguf")
+
+
+def test_transformers_serves_named_adapters_and_agrees_with_llama_cpp(trained):
+    from toollearn.engines import load_engine
+    from toollearn.engines.hf import HFEngine
+    from toollearn.engines.llama import embedded_model_path
+
+    hf = HFEngine(embedded_model_path(), adapters={"tuned": trained / "adapter"}, n_threads=2)
+    base = hf.complete(PROMPT, max_tokens=12)[0].text
+    tuned = hf.with_adapter("tuned").complete(PROMPT, max_tokens=12)[0].text
+    assert tuned.startswith("#Begin#") and base != tuned
+    assert hf.complete(PROMPT, max_tokens=12)[0].text == base  # adapters disabled again
+    llama = load_engine(f"llama@{trained / 'adapter.gguf'}", n_threads=2)
+    assert llama.complete(PROMPT, max_tokens=12)[0].text == tuned
+
+
+class _Kill(TrainerCallback):
+    def on_step_end(self, args, state, control, **kw):
+        if state.global_step == 3:
+            raise KeyboardInterrupt("killed at step 3")
+
+
+def test_a_killed_run_resumes_with_identical_losses(tmp_path, dataset):
+    from toollearn.training.trainer import train
+
+    whole = train(_config(tmp_path / "whole", dataset, epochs=2.0))
+    config = _config(tmp_path / "killed", dataset, epochs=2.0)
+    with pytest.raises(KeyboardInterrupt):
+        train(config, callbacks=[_Kill()])
+    assert (tmp_path / "killed" / "run" / "checkpoints" / "checkpoint-2").is_dir()
+    resumed = train(load_config(None, **{**config.to_dict(), "resume": True}))
+    want, got = _losses(whole), _losses(resumed)
+    assert set(got) >= {4, 5, 6} and all(got[s] == want[s] for s in got if s > 2), (want, got)
+    assert json.loads((resumed / "train.json").read_text())["resumed"] is True
