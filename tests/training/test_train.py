@@ -48,12 +48,18 @@ def _losses(run):
 
 @pytest.fixture(scope="module")
 def trained(tmp_path_factory, dataset):
-    """One short real LoRA run (3 epochs of 10 samples) and its exported GGUF adapter."""
-    from toollearn.training.export import export_lora_gguf
-    from toollearn.training.trainer import train
+    """One short real LoRA run (3 epochs of 10 samples) through `toollearn train --config`
+    (flags over the file), which also exports the GGUF adapter."""
+    import yaml
 
-    run = train(_config(tmp_path_factory.mktemp("trained"), dataset, epochs=3.0))
-    export_lora_gguf(run / "adapter", run / "adapter.gguf")
+    from toollearn.cli.main import main
+
+    root = tmp_path_factory.mktemp("trained")
+    config = _config(root, dataset).to_dict()
+    (root / "run.yaml").write_text(yaml.safe_dump(config))
+    assert main(["train", "--config", str(root / "run.yaml"), "--epochs", "3"]) == 0
+    run = root / "run"
+    assert json.loads((run / "train.json").read_text())["config"]["epochs"] == 3.0
     return run
 
 
@@ -110,6 +116,18 @@ def test_transformers_serves_named_adapters_and_agrees_with_llama_cpp(trained):
     assert hf.complete(PROMPT, max_tokens=12)[0].text == base  # adapters disabled again
     llama = load_engine(f"llama@{trained / 'adapter.gguf'}", n_threads=2)
     assert llama.complete(PROMPT, max_tokens=12)[0].text == tuned
+
+
+def test_the_merged_model_answers_as_the_base_with_its_adapter(trained, tmp_path):
+    from toollearn.cli.main import main
+    from toollearn.engines import load_engine
+
+    out = tmp_path / "merged.gguf"
+    assert main(["export", "gguf", str(trained), "--merged", "--out", str(out)]) == 0
+    merged = load_engine(f"llama:{out}", n_threads=2).complete(PROMPT, max_tokens=16)[0].text
+    tuned = load_engine(f"llama@{trained / 'adapter.gguf'}", n_threads=2)
+    assert merged == tuned.complete(PROMPT, max_tokens=16)[0].text
+    assert merged.startswith("#Begin#")
 
 
 class _Kill(TrainerCallback):

@@ -45,8 +45,13 @@ def register(subparsers: Any) -> None:
     e.set_defaults(func=lambda _a: e.print_help() or 2)
     g = esub.add_parser("gguf", help="a run's LoRA adapter as a GGUF LoRA for llama.cpp")
     g.add_argument("run", help="training run folder (holding adapter/) or an adapter folder")
-    g.add_argument("--out", default=None, help="output file (default RUN/adapter.gguf)")
-    g.add_argument("--dtype", choices=("f16", "f32"), default="f16")
+    g.add_argument("--out", default=None,
+                   help="output file (default RUN/adapter.gguf, or RUN/merged.gguf)")  # fmt: skip
+    g.add_argument("--merged", action="store_true",
+                   help="write the base model with the adapter merged in (a standalone GGUF; "
+                   "the base is the run's model) instead of the adapter")  # fmt: skip
+    g.add_argument("--dtype", choices=("f16", "f32", "q8_0"), default="f16",
+                   help="f16 or f32 for an adapter, f16 or q8_0 for --merged")  # fmt: skip
     g.set_defaults(func=run_export)
 
 
@@ -70,7 +75,15 @@ def run_train(args: argparse.Namespace) -> int:
               f"with --engine llama --role-adapters {config.output_dir}")  # fmt: skip
         return 0
     run = train(config)
-    print(f"trained: {run} (adapter/, train.json, log.jsonl, loss.png)")
+    if config.method == "lora":
+        from toollearn.training.export import export_lora_gguf
+
+        gguf = export_lora_gguf(run / "adapter", run / "adapter.gguf")
+        print(f"trained: {run} (adapter/, train.json, log.jsonl, loss.png); serve it with "
+              f"--engine llama@{gguf}")  # fmt: skip
+    else:
+        print(f"trained: {run} (model/, train.json, log.jsonl, loss.png); serve it with "
+              f"--engine hf:{run / 'model'}")  # fmt: skip
     return 0
 
 
@@ -80,12 +93,39 @@ def _dataset(text: str) -> tuple[str, float]:
 
 
 def run_export(args: argparse.Namespace) -> int:
-    from toollearn.training.export import export_lora_gguf
+    from toollearn.core.errors import DataError
+    from toollearn.training.export import export_lora_gguf, export_merged_gguf
 
     run = Path(args.run)
     adapter = run / "adapter" if (run / "adapter").is_dir() else run
+    if args.merged:
+        if args.dtype == "f32":
+            raise DataError("a merged model is written as f16 or q8_0")
+        from toollearn.training.trainer import base_model_path
+
+        info = run / "train.json"
+        if not info.is_file():
+            raise DataError("--merged needs a training run folder (train.json names the base)")
+        config = _json(info)["config"]
+        model = base_model_path(config["model"])
+        if model.suffix != ".gguf":
+            raise DataError("--merged writes into the run's base GGUF; this run's base is not one")
+        stack = [config["base_adapter"]] if config.get("base_adapter") else []  # GLPFT stage 1
+        out = Path(args.out) if args.out else (run / "merged.gguf")
+        path = export_merged_gguf(model, [*stack, adapter], out, args.dtype)
+        print(f"wrote {path} ({path.stat().st_size / 1e6:.1f} MB); serve it with "
+              f"--engine llama:{path}")  # fmt: skip
+        return 0
+    if args.dtype == "q8_0":
+        raise DataError("an adapter is written as f16 or f32")
     out = Path(args.out) if args.out else (run / "adapter.gguf")
     path = export_lora_gguf(adapter, out, args.dtype)
     print(f"wrote {path} ({path.stat().st_size / 1e6:.1f} MB); serve it with "
           f"--engine llama@{path}")  # fmt: skip
     return 0
+
+
+def _json(path: Path) -> dict[str, Any]:
+    import json
+
+    return json.loads(path.read_text())

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -95,20 +96,34 @@ def export_lora_gguf(adapter_dir: str | Path, out: str | Path, dtype: str = "f16
 
 
 def export_merged_gguf(
-    base_gguf: str | Path, adapter_dir: str | Path, out: str | Path, dtype: str = "f16"
+    base_gguf: str | Path,
+    adapter_dirs: str | Path | Sequence[str | Path],
+    out: str | Path,
+    dtype: str = "f16",
 ) -> Path:
-    """The base GGUF with a LoRA adapter merged into its weights: every metadata field and
-    untouched tensor copied as it is, each adapted weight dequantised, given the adapter's
-    delta (in llama.cpp's row order) and written as f16 or q8_0. A small adapter's deltas can
+    """The base GGUF with LoRA adapters merged into its weights (several: a stack, e.g.
+    GLPFT's stage-1 + role adapter): every metadata field and untouched tensor copied as it
+    is, each adapted weight dequantised, given the adapters' deltas (in llama.cpp's row order)
+    and written as f16 or q8_0. A small adapter's deltas can
     fall below q8_0's rounding (measured: a few steps of training gave deltas of 1e-4 against
     a q8_0 error of 1e-3), so f16 is the default; serving the adapter on the unchanged base
     (llama.cpp applies several adapters at once) loses nothing."""
     import gguf
     import numpy as np
 
-    base_gguf, adapter_dir, out = Path(base_gguf), Path(adapter_dir), Path(out)
-    tensors, config = gguf_lora_tensors(adapter_dir)
-    scale = float(config["lora_alpha"]) / float(config["r"])
+    if isinstance(adapter_dirs, (str, Path)):
+        adapter_dirs = [adapter_dirs]
+    deltas: dict[str, list[tuple[float, Any, Any]]] = {}  # tensor -> [(scale, A, B)]
+    for adapter_dir in adapter_dirs:
+        tensors, config = gguf_lora_tensors(Path(adapter_dir))
+        scale = float(config["lora_alpha"]) / float(config["r"])
+        for name in tensors:
+            if name.endswith(".lora_a"):
+                base = name.removesuffix(".lora_a")
+                deltas.setdefault(base, []).append(
+                    (scale, tensors[name], tensors[f"{base}.lora_b"])
+                )
+    base_gguf, out = Path(base_gguf), Path(out)
     reader = gguf.GGUFReader(str(base_gguf))
     arch = str(reader.fields["general.architecture"].contents())
     writer = gguf.GGUFWriter(str(out), arch)
@@ -119,12 +134,12 @@ def export_merged_gguf(
         writer.add_key_value(field.name, field.contents(), field.types[0], sub)
     qtype = gguf.GGMLQuantizationType.Q8_0 if dtype == "q8_0" else gguf.GGMLQuantizationType.F16
     for t in reader.tensors:
-        a, b = tensors.get(f"{t.name}.lora_a"), tensors.get(f"{t.name}.lora_b")
-        if a is None:
+        if t.name not in deltas:
             writer.add_tensor(t.name, t.data, raw_shape=t.data.shape, raw_dtype=t.tensor_type)
             continue
-        weight = gguf.quants.dequantize(t.data, t.tensor_type).astype(np.float32)
-        merged = weight + scale * (b @ a)
+        merged = gguf.quants.dequantize(t.data, t.tensor_type).astype(np.float32)
+        for scale, a, b in deltas[t.name]:
+            merged += scale * (b @ a)
         if qtype == gguf.GGMLQuantizationType.F16:
             writer.add_tensor(t.name, merged.astype(np.float16))
         else:
