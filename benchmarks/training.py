@@ -89,22 +89,27 @@ def default_data() -> str:
 
 
 def table(rows: list[dict], args: argparse.Namespace) -> str:
+    from toollearn.training.trainer import cpu_has_bf16
+
     base = rows[0]["tokens_per_s"]
     lines = [
         f"Training throughput, SmolLM2-135M, {args.threads} threads, batch {args.batch_size}, "
-        f"{args.steps} timed steps, data {args.data_label}, {platform.processor() or 'cpu'}",
+        f"data {args.data_label}, {platform.processor() or 'cpu'} "
+        f"({'with' if cpu_has_bf16() else 'without'} native bf16)",
         "",
-        "| variant | precision | tokens/s | vs TRL defaults | peak RSS GiB | samples per hour |",
-        "|---|---|---|---|---|---|",
+        "| variant | precision | timed steps | tokens/s | vs TRL defaults | peak RSS GiB | "
+        "samples per hour |",
+        "|---|---|---|---|---|---|---|",
     ]
     for r in rows:
         if "error" in r:
-            lines.append(f"| {r['variant']} | - | failed: {r['error']} | - | - | - |")
+            lines.append(f"| {r['variant']} | - | - | failed: {r['error']} | - | - | - |")
             continue
         per_hour = r["tokens_per_s"] * 3600 / r["mean_tokens_per_sample"]
-        lines.append(f"| {r['variant']} | {r['precision']} | {r['tokens_per_s']:.0f} | "
-                     f"{r['tokens_per_s'] / base:.2f}x | {r['peak_rss_gib']:.2f} | "
-                     f"{per_hour:.0f} |")  # fmt: skip
+        precision = r["precision"] + (" (emulated)" if r.get("emulated") else "")
+        lines.append(f"| {r['variant']} | {precision} | {r['timed_steps']} | "
+                     f"{r['tokens_per_s']:.0f} | {r['tokens_per_s'] / base:.2f}x | "
+                     f"{r['peak_rss_gib']:.2f} | {per_hour:.0f} |")  # fmt: skip
     return "\n".join(lines) + "\n"
 
 
@@ -112,6 +117,9 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", default=None, help="a datagen dataset (default: demo role samples)")
     ap.add_argument("--steps", type=int, default=6, help="timed steps per variant")
+    ap.add_argument("--emulated-steps", type=int, default=None,
+                    help="timed steps for bf16 variants where the processor lacks bf16 "
+                    "(emulated, many times slower; default --steps)")  # fmt: skip
     ap.add_argument("--batch-size", type=int, default=4)
     ap.add_argument("--threads", type=int, default=len(os.sched_getaffinity(0)))
     ap.add_argument("--only", default=None, help="comma-separated variant numbers (1-based)")
@@ -125,16 +133,20 @@ def main() -> int:
     names = list(VARIANTS)
     if args.only:
         names = [names[int(i) - 1] for i in args.only.split(",")]
+    from toollearn.training.trainer import cpu_has_bf16
+
     rows = []
     for name in names:
+        emulated = VARIANTS[name][1] and not cpu_has_bf16()
+        steps = args.emulated_steps if emulated and args.emulated_steps else args.steps
         cmd = [sys.executable, __file__, "--one", name, "--data", data, "--steps",
-               str(args.steps), "--batch-size", str(args.batch_size), "--threads",
+               str(steps), "--batch-size", str(args.batch_size), "--threads",
                str(args.threads)]  # fmt: skip
         proc = subprocess.run(cmd, capture_output=True, text=True)
         if proc.returncode:
             rows.append({"variant": name, "error": proc.stderr.strip().splitlines()[-1][:120]})
         else:
-            rows.append(json.loads(proc.stdout.strip().splitlines()[-1]))
+            rows.append({**json.loads(proc.stdout.strip().splitlines()[-1]), "emulated": emulated})
         print(json.dumps(rows[-1]), file=sys.stderr)
     args.data_label = args.data or "demo role samples"
     write_results(args.out, "training", {"rows": rows, "args": vars(args)}, table(rows, args))
