@@ -1,5 +1,7 @@
 """Rebuild the alpha-UMi role samples from the training trajectories (as `datagen umi` does)."""
+
 import sys
+
 from toollearn.data.trajectories import read_trajectories
 from toollearn.datagen.dataset import write_dataset
 from toollearn.datagen.umi import role_samples
