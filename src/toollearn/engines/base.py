@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol, Union, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, TypeVar, Union, runtime_checkable
 
 from toollearn.core.types import Message
+
+T = TypeVar("T")
 
 if TYPE_CHECKING:
     from toollearn.decoding.constraint import Constraint
@@ -99,3 +101,20 @@ def cut_at_stop(text: str, stop: Sequence[str]) -> tuple[str, bool]:
     """Cut text at the earliest stop string; returns (text, whether a stop string was hit)."""
     cut = min((i for s in stop if s and (i := text.find(s)) >= 0), default=-1)
     return (text[:cut], True) if cut >= 0 else (text, False)
+
+
+def adapter_view(engine: T, name: str | None, known: Iterable[str]) -> T:
+    """A shallow copy of `engine` (same model, same contexts) generating under the adapter
+    `name` (None: the base model); `known`: the adapter names the engine holds."""
+    import copy
+
+    from toollearn.core.errors import EngineError
+
+    known = sorted(known)
+    if name is not None and name not in known:
+        raise EngineError(f"no adapter named {name!r}; loaded: {known}")
+    view = copy.copy(engine)
+    view.active = name  # type: ignore[attr-defined]
+    base = engine.base_name  # type: ignore[attr-defined]
+    view.name = base if name is None else f"{base}@{name}"  # type: ignore[attr-defined]
+    return view

@@ -10,7 +10,6 @@ sequence masks the logits each step.
 from __future__ import annotations
 
 import contextlib
-import copy
 import hashlib
 import os
 import time
@@ -19,7 +18,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from toollearn.core.errors import EngineError
-from toollearn.engines.base import Completion, Prompt, as_messages, cut_at_stop, is_chat
+from toollearn.engines.base import (
+    Completion,
+    Prompt,
+    adapter_view,
+    as_messages,
+    cut_at_stop,
+    is_chat,
+)
 from toollearn.formats.chat import ChatTemplate
 
 if TYPE_CHECKING:
@@ -131,12 +137,7 @@ class HFEngine:
     def with_adapter(self, name: str | None) -> HFEngine:
         """This engine generating under the adapter `name` (None: the base model); the view
         shares the model, so one backbone serves every role."""
-        if name is not None and name not in self.adapters.named:
-            raise EngineError(f"no adapter named {name!r}; loaded: {sorted(self.adapters.named)}")
-        view = copy.copy(self)
-        view.active = name
-        view.name = self.base_name if name is None else f"{self.base_name}@{name}"
-        return view
+        return adapter_view(self, name, self.adapters.named)
 
     @property
     def chat_template(self) -> ChatTemplate:

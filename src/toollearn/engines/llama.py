@@ -7,7 +7,6 @@ then every prompt goes through the same raw-text completion path. Models are loa
 
 from __future__ import annotations
 
-import copy
 import importlib.util
 import os
 import time
@@ -16,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from toollearn.core.errors import EngineError
-from toollearn.engines.base import Completion, Prompt, as_messages, is_chat
+from toollearn.engines.base import Completion, Prompt, adapter_view, as_messages, is_chat
 from toollearn.engines.llama_batch import Request, sequential_requests
 from toollearn.formats.chat import ChatTemplate
 
@@ -137,12 +136,7 @@ class LlamaEngine:
 
     def with_adapter(self, name: str | None) -> LlamaEngine:
         """This engine generating under the adapter `name` (None: the base model)."""
-        if name is not None and name not in self.adapters.loaded:
-            raise EngineError(f"no adapter named {name!r}; loaded: {sorted(self.adapters.loaded)}")
-        view = copy.copy(self)
-        view.active = name
-        view.name = self.base_name if name is None else f"{self.base_name}@{name}"
-        return view
+        return adapter_view(self, name, self.adapters.loaded)
 
     def _select(self) -> None:
         """Put this view's adapter on the model's contexts; a switch forgets cached prompts."""
