@@ -249,3 +249,16 @@ def test_umi_seed_reproduces_the_dataset_byte_for_byte(tmp_path, shared_data):
         return (out / "data.jsonl").read_bytes()
 
     assert make(0, tmp_path / "a") == make(0, tmp_path / "b") != make(1, tmp_path / "c")
+
+
+def test_compact_mixture_samples_are_what_a_compact_agent_sends():
+    gen = generate_mixture(read_tools(HOME, "auto"), 40, seed=5, docs="compact")
+    assert gen.config["docs"] == "compact"
+    first_turns = [s for s in gen.samples if len(s.messages) == 2]
+    assert first_turns
+    for s in first_turns[:10]:
+        assert not s.messages[0].content.splitlines()[1].startswith("{")  # no JSON docs
+        engine = ScriptedEngine([s.target, "[]"])
+        agent = ToolCallsAgent(engine, execute=False, docs="compact")
+        agent.run(s.metadata["query"], list(s.tools))
+        assert engine.prompts[0] == list(s.messages)

@@ -36,6 +36,31 @@ def test_prompt_shows_tools_without_internal_keys_and_allows_declining():
     assert tool_calls.render_messages("q", [BOOK], history)[-1] == history[0]
 
 
+def test_compact_docs_list_each_tool_as_a_signature_with_its_parameters():
+    weather = Tool(
+        "weather",
+        "Weather of a city",
+        {
+            "type": "object",
+            "properties": {
+                "city": {"type": "string", "description": "City name"},
+                "days": {"type": "integer", "default": 3},
+                "where": {"type": "object", "properties": {"lat": {"type": "number"}}},
+            },
+            "required": ["city"],
+        },
+    )
+    [system, _] = tool_calls.render_messages("q", [BOOK, weather], docs="compact")
+    lines = system.content.splitlines()
+    assert lines[1] == 'book(guests?: list[str], room: "single"|"double"): Book a room'
+    assert lines[2].startswith('weather(city: str, days?: int = 3, where?: {"type":"object"')
+    assert lines[3] == "  city: City name" and "x-python-type" not in system.content
+    assert system.content.endswith(tool_calls.INSTRUCTIONS)
+    assert len(system.content) < len(tool_calls.system_prompt([BOOK, weather]))
+    with pytest.raises(FormatError, match="unknown tool doc style"):
+        tool_calls.system_prompt([BOOK], docs="yaml")
+
+
 def test_no_tools_means_plain_chat():
     assert tool_calls.render_messages("Hi!", []) == [Message("user", "Hi!")]
 

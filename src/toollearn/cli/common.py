@@ -9,7 +9,7 @@ ENGINE_HELP = "engine spec (default: embedded llama; see toollearn.engines.load_
 
 
 def add_engine_args(p: argparse.ArgumentParser) -> None:
-    """--engine and --threads."""
+    """--engine, --threads, and llama.cpp's --weights and --flash-attn."""
     p.add_argument("--engine", default="llama", help=ENGINE_HELP)
     p.add_argument(
         "--threads",
@@ -18,6 +18,28 @@ def add_engine_args(p: argparse.ArgumentParser) -> None:
         help="llama.cpp threads (default: the CPUs available; for batch jobs, 1 thread per "
         "process and one --shard per core is faster)",
     )
+    p.add_argument(
+        "--weights",
+        default=None,
+        help="llama.cpp weight type: 'file' (the GGUF as it is), f16, q8_0, q4_0, ... (a cached "
+        "copy made by llama.cpp's quantizer; default: f16 for the embedded model, else file)",
+    )
+    p.add_argument(
+        "--flash-attn",
+        choices=("on", "off"),
+        default=None,
+        help="llama.cpp flash attention (default on)",
+    )
+
+
+def llama_flags(args: argparse.Namespace) -> dict[str, Any]:
+    """The llama.cpp options given by --weights and --flash-attn (unset ones left out)."""
+    out: dict[str, Any] = {}
+    if getattr(args, "weights", None):
+        out["weights"] = args.weights
+    if getattr(args, "flash_attn", None):
+        out["flash_attn"] = args.flash_attn == "on"
+    return out
 
 
 def add_sampling_args(p: argparse.ArgumentParser) -> None:
@@ -104,4 +126,4 @@ def add_role_args(p: argparse.ArgumentParser) -> None:
 
 def load_engine_from_args(args: argparse.Namespace) -> Any:
     """The engine named by --engine/--threads."""
-    return load_engine_spec(args.engine, args.threads)
+    return load_engine_spec(args.engine, args.threads, **llama_flags(args))

@@ -69,6 +69,8 @@ def _extra(kind: str, p: argparse.ArgumentParser) -> None:
         p.add_argument("--teacher-cache", default=None, help="resumable cache of its queries")
     if kind == "mixture":
         p.add_argument("--mask", type=float, default=0.2, help="share of masked copies")
+        p.add_argument("--docs", choices=("json", "compact"), default="json",
+                       help="how prompts list the tools (compact: fewer tokens)")  # fmt: skip
     if kind == "umi":
         p.add_argument("--test-steps", type=int, default=300,
                        help="planner steps of the held-out trajectory test set")  # fmt: skip
@@ -122,7 +124,7 @@ def _generate(args: argparse.Namespace, root: str | None, ex: Any) -> Any:
         from toollearn.datagen.mixture import generate_mixture
 
         return generate_mixture(tools, args.n, seed=args.seed, p_mask=args.mask, exclusions=ex,
-                                source=source)  # fmt: skip
+                                source=source, docs=args.docs)  # fmt: skip
     if args.kind == "umi":
         return jobs.run_umi(tools, args.n, args.test_steps, args.seed, ex, args.out)
     return _generate_other(args, root, ex)

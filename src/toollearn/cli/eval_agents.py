@@ -13,6 +13,7 @@ from toollearn.cli.common import (
     add_engine_args,
     add_role_args,
     add_run_args,
+    llama_flags,
     load_engine_from_args,
     load_engines,
     role_specs,
@@ -141,7 +142,7 @@ def run_stepwise_cli(args: argparse.Namespace) -> int:
               "max_tokens": limits, "constrained": opts.constrained,
               "context": opts.context}  # fmt: skip
     writer = RunWriter(Path(args.out), with_shard(config, shard))
-    roles = load_engines(specs, args.threads, n_ctx=args.context)
+    roles = load_engines(specs, args.threads, n_ctx=args.context, **llama_flags(args))
     writer.record_engine(roles)
     t0 = time.perf_counter()
     records = stepwise.run_stepwise(cases, roles, args.mode, writer, opts)

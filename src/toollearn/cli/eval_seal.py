@@ -8,7 +8,13 @@ import time
 from pathlib import Path
 from typing import Any
 
-from toollearn.cli.common import add_data_args, add_engine_args, add_run_args, engine_options
+from toollearn.cli.common import (
+    add_data_args,
+    add_engine_args,
+    add_run_args,
+    engine_options,
+    llama_flags,
+)
 
 
 def register_eval(eval_sub: Any) -> None:
@@ -157,7 +163,9 @@ def run(args: argparse.Namespace) -> int:
         wanted = {ex.id for ex in examples}
         all_records = [[r for r in w.records() if r["id"] in wanted] for w, _ in runs]
     else:
-        llama_opts = engine_options(args.engine, args.threads, n_seq=args.n_seq or 16)
+        llama_opts = engine_options(
+            args.engine, args.threads, n_seq=args.n_seq or 16, **llama_flags(args)
+        )
         engine = load_engine(args.engine, **llama_opts)
         for writer, _ in runs:
             writer.record_engine(engine)

@@ -12,6 +12,7 @@ from toollearn.cli.common import (
     add_engine_args,
     add_role_args,
     add_sampling_args,
+    llama_flags,
     load_engine_spec,
     load_engines,
     role_specs,
@@ -85,12 +86,12 @@ def build_agent(args: argparse.Namespace, env: Any) -> Any:
     from toollearn import agents
 
     def engine() -> Any:
-        return load_engine_spec(args.engine, args.threads)
+        return load_engine_spec(args.engine, args.threads, **llama_flags(args))
 
     constrained, sampling = not args.free, sampling_from_args(args)
     common = {"seed": args.seed, "sampling": sampling}
     if args.agent == "multi-role":  # one backbone per distinct base model, a view per adapter
-        roles = load_engines(role_specs(args), args.threads)
+        roles = load_engines(role_specs(args), args.threads, **llama_flags(args))
         return agents.MultiRoleAgent(
             roles["planner"], roles["caller"], roles["summarizer"], env,
             max_steps=args.max_steps, constrained_caller=constrained,

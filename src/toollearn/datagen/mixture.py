@@ -190,14 +190,17 @@ def generate_mixture(
     exclusions: Exclusions | None = None,
     source: str = "tools",
     max_tries: int = 10,
+    docs: str = "json",
 ) -> Generated:
-    """n instances of the general mixture (nested ones give two samples), seeded."""
+    """n instances of the general mixture (nested ones give two samples), seeded; tools shown
+    in the `docs` style of `formats.answers.tool_calls`."""
     mix = mix or DEFAULT_MIX
     banned = exclusions.tools if exclusions else set()
     pool = [t for t in tools if t.name not in banned]
     builder = MixtureBuilder(pool, p_mask)
     out = Generated(config={"generator": "mixture", "n": n, "seed": seed, "mix": mix,
-                            "p_mask": p_mask, "tools": len(pool), "source": source})  # fmt: skip
+                            "p_mask": p_mask, "tools": len(pool), "source": source,
+                            **({"docs": docs} if docs != "json" else {})})  # fmt: skip
     held = {normalise(q) for q in (exclusions.queries if exclusions else ())}
     kinds = list(mix)
     for i in range(n):
@@ -214,11 +217,13 @@ def generate_mixture(
         if normalise(query) in held:
             out.reject("held-out query")
             continue
-        out.samples += _samples(query, shown, turns, gold, kind, rng.random() < p_mask, rng, i)
+        out.samples += _samples(
+            query, shown, turns, gold, kind, rng.random() < p_mask, rng, i, docs
+        )
     return out
 
 
-def _samples(query, shown, turns, gold, kind, masked, rng, i) -> list[TrainingSample]:
+def _samples(query, shown, turns, gold, kind, masked, rng, i, docs) -> list[TrainingSample]:
     """The turns of one instance as samples (masked copies rename tools and parameters)."""
     if masked:
         table = {t.name: m for t, m in zip(shown, mask(shown, [], rng)[0])}
@@ -228,7 +233,7 @@ def _samples(query, shown, turns, gold, kind, masked, rng, i) -> list[TrainingSa
         shown_out = shown
     samples = []
     for step, (history, target) in enumerate(turns):
-        messages = tool_calls.render_messages(query, shown_out, history)
+        messages = tool_calls.render_messages(query, shown_out, history, docs)
         meta = {"kind": kind, "query": query, "tools": [t.name for t in shown], "masked": masked,
                 "gold": gold, "turn": step}  # fmt: skip
         samples.append(TrainingSample(tuple(messages), target, tools=tuple(shown_out),

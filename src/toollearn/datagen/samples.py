@@ -53,9 +53,10 @@ def deer_sample(ex: Example) -> list[TrainingSample]:
                            {"decision": deer_answer(ex).decision})]  # fmt: skip
 
 
-def tool_calls_sample(ex: Example) -> list[TrainingSample]:
-    """Tools + query -> the JSON call list, or `[]` and the answer when no tool is used."""
-    messages = tool_calls.render_messages(ex.query, ex.tools)
+def tool_calls_sample(ex: Example, docs: str = "json") -> list[TrainingSample]:
+    """Tools + query -> the JSON call list, or `[]` and the answer when no tool is used
+    (tools documented in the `docs` style of `formats.answers.tool_calls`)."""
+    messages = tool_calls.render_messages(ex.query, ex.tools, docs=docs)
     target = tool_calls.render_target(ex.calls, ex.tools, ex.answer)
     return [TrainingSample(tuple(messages), target, tools=ex.tools, task="tool-calls",
                            role="agent", source=_source(ex))]  # fmt: skip
@@ -155,7 +156,8 @@ BUILDERS: dict[str, Callable[[Example], list[TrainingSample]]] = {
 def to_training_sample(obj: Any, fmt: str, **options: Any) -> list[TrainingSample]:
     """The training samples of a gold Example, a Trajectory (alpha-UMi formats) or a Trace.
 
-    options: `generator=` (an apps ActionGenerator) for the programs format."""
+    options: `generator=` (an apps ActionGenerator) for the programs format, `docs=` (the tool
+    doc style) for the tool-calls format."""
     if fmt not in FORMATS:
         raise DataError(f"unknown sample format {fmt!r}; use one of {', '.join(FORMATS)}")
     if isinstance(obj, Trace):
@@ -170,4 +172,6 @@ def to_training_sample(obj: Any, fmt: str, **options: Any) -> list[TrainingSampl
         if "generator" not in options:
             raise DataError("programs samples need generator= (the ActionGenerator serving them)")
         return programs_sample(obj, options["generator"])
+    if fmt == "tool-calls":
+        return tool_calls_sample(obj, options.get("docs", "json"))
     return BUILDERS[fmt](obj)

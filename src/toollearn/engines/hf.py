@@ -10,8 +10,6 @@ sequence masks the logits each step.
 from __future__ import annotations
 
 import contextlib
-import hashlib
-import os
 import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -26,6 +24,7 @@ from toollearn.engines.base import (
     cut_at_stop,
     is_chat,
 )
+from toollearn.engines.provenance import cache_dir, file_key
 from toollearn.formats.chat import ChatTemplate
 
 if TYPE_CHECKING:
@@ -34,14 +33,11 @@ if TYPE_CHECKING:
 
 def cache_root() -> Path:
     """Where dequantised GGUF models are kept."""
-    base = os.environ.get("TOOLLEARN_CACHE") or Path.home() / ".cache" / "toollearn"
-    return Path(base) / "hf-gguf"
+    return cache_dir("hf-gguf")
 
 
 def _gguf_cache_dir(path: Path) -> Path:
-    st = path.stat()
-    key = hashlib.sha1(f"{path.resolve()}:{st.st_size}:{st.st_mtime_ns}".encode()).hexdigest()
-    return cache_root() / f"{path.stem}-{key[:12]}"
+    return cache_root() / f"{path.stem}-{file_key(path)}"
 
 
 def load_hf(model: str | Path, dtype: str = "float32") -> tuple[Any, Any]:

@@ -23,6 +23,9 @@ if TYPE_CHECKING:
     from toollearn.decoding.constraint import Constraint
 
 EMBEDDED_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
+# how the embedded model runs unless told otherwise (see benchmarks/engines.py)
+EMBEDDED_WEIGHTS = "f16"  # a cached F16 copy of the shipped Q4_1 weights (llama_weights)
+FLASH_ATTN = True
 _MODELS: dict[tuple, Any] = {}
 
 
@@ -58,8 +61,11 @@ def quiet_openmp() -> None:
     """Make llama.cpp's OpenMP threads sleep instead of spin while waiting (unless the user
     set OMP_WAIT_POLICY). On a shared or busy CPU, spinning threads starve each other: measured
     here with 2 threads under load, decode went from 1.8 to 42 tokens/s. Must run before
-    llama_cpp is first imported (libgomp reads it when it loads)."""
-    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+    llama_cpp is first imported (libgomp reads it when it loads). Setting GOMP_SPINCOUNT (e.g.
+    1000) opts back into brief spinning: single-stream decode 1.19x on an idle machine, 0.72x
+    when two 2-thread processes share the 2 cores (benchmarks/openmp_wait.py)."""
+    if "GOMP_SPINCOUNT" not in os.environ:
+        os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 
 def load_llama(path: str | Path, n_ctx: int = 4096, n_threads: int | None = None, **kw: Any):
@@ -96,7 +102,9 @@ class LlamaEngine:
     of the batched context; longer requests run sequentially. adapters: {name: GGUF LoRA, or
     a list of them applied together} loaded on the unchanged base; `with_adapter(name)` gives a
     view of this engine (same model, same contexts) that generates under that adapter,
-    switched per call.
+    switched per call. weights: the weight type llama.cpp runs ("file": the GGUF as it is;
+    "f16", "q8_0", ...: a cached copy, see llama_weights); None = EMBEDDED_WEIGHTS for the
+    embedded model, the file as it is for any other. flash_attn: llama.cpp's flash attention.
     """
 
     supports_constraints = True
@@ -113,12 +121,20 @@ class LlamaEngine:
         seq_ctx: int = 2048,
         adapters: dict[str, str | Path | list[str | Path]] | None = None,
         adapter: str | None = None,
+        weights: str | None = None,
+        flash_attn: bool = FLASH_ATTN,
     ):
         from toollearn.engines.llama_adapters import AdapterSet
+        from toollearn.engines.llama_weights import with_weights
 
-        self.model_path = Path(model_path) if model_path else embedded_model_path()
-        self.llm = load_llama(self.model_path, n_ctx=n_ctx, n_threads=n_threads, n_batch=n_batch)
-        self.base_name = f"llama:{self.model_path.name}"
+        self.source_path = Path(model_path) if model_path else embedded_model_path()
+        self.weights = weights or (None if model_path else EMBEDDED_WEIGHTS)
+        self.model_path = with_weights(self.source_path, self.weights)
+        self.llm = load_llama(
+            self.model_path, n_ctx, n_threads, n_batch=n_batch, flash_attn=flash_attn
+        )
+        shown = f"[{self.weights}]" if self.model_path != self.source_path else ""
+        self.base_name = f"llama:{self.source_path.name}{shown}"
         self.fast_grammar = fast_grammar
         self.n_seq, self.seq_ctx = max(1, n_seq), min(seq_ctx, n_ctx)
         self._template: ChatTemplate | None = None
@@ -190,6 +206,10 @@ class LlamaEngine:
 
         adapters = [file_record(p) for p in self.adapters.paths(self.active)] if self.active else []
         out = {"engine": self.name, "model": file_record(self.model_path), "adapters": adapters}
+        if self.model_path != self.source_path:
+            out["converted_from"] = file_record(self.source_path)
+        out["weights"] = self.weights or "file"
+        out["flash_attn"] = bool(self.llm.context_params.flash_attn_type > 0)
         try:
             out.update(self.chat_template.describe())
         except EngineError:

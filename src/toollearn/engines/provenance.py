@@ -18,9 +18,20 @@ from typing import Any
 _MEMO: dict[tuple[str, int, int], str] = {}
 
 
-def _cache_file() -> Path:
+def cache_dir(name: str = "") -> Path:
+    """$TOOLLEARN_CACHE/name (default ~/.cache/toollearn/name): hashes, converted models."""
     base = os.environ.get("TOOLLEARN_CACHE") or Path.home() / ".cache" / "toollearn"
-    return Path(base) / "sha256.json"
+    return Path(base) / name
+
+
+def file_key(path: Path) -> str:
+    """A short key for a file's identity (resolved path, size, mtime): names cached copies."""
+    st = path.stat()
+    return hashlib.sha1(f"{path.resolve()}:{st.st_size}:{st.st_mtime_ns}".encode()).hexdigest()[:12]
+
+
+def _cache_file() -> Path:
+    return cache_dir() / "sha256.json"
 
 
 def sha256_file(path: str | Path) -> str:

@@ -2,7 +2,9 @@
 
 Prompt: a system message listing the tools as JSON documents (name, description, JSON Schema
 parameters; toollearn's internal `x-...` keys never shown) with the answer rules, then the
-conversation. The model answers with a JSON list of calls,
+conversation. `docs="compact"` lists each tool as a signature line plus one line per described
+parameter instead (about half the tokens: `benchmarks/prompt_tokens.py`); a model is trained
+and served with one style, recorded with it. The model answers with a JSON list of calls,
   [{"name": "get_weather", "arguments": {"city": "Paris"}}, ...]
 several calls allowed, or declines with `[]`, optionally followed by a newline and a plain-text
 reply. Tool results come back as `tool` messages holding {"name", "content"} JSON. With no tools
@@ -51,24 +53,66 @@ def tool_doc(tool: Tool) -> dict[str, Any]:
     return {"name": tool.name, "description": tool.description, "parameters": params}
 
 
-def system_prompt(tools: Sequence[Tool]) -> str:
-    """The system message: the tools, one JSON document per line, then the rules."""
-    docs = "\n".join(json.dumps(tool_doc(t), ensure_ascii=False) for t in tools)
-    return f"You can use these tools:\n{docs}\n{INSTRUCTIONS}"
+_SHORT_TYPES = {"string": "str", "integer": "int", "number": "float", "boolean": "bool",
+                "object": "dict", "array": "list", "null": "None"}  # fmt: skip
+
+
+def _short_type(schema: dict[str, Any]) -> str:
+    """`str`, `list[int]`, `"c"|"f"` ...: a parameter's type in a few tokens."""
+    if "enum" in schema:
+        return "|".join(json.dumps(v, ensure_ascii=False) for v in schema["enum"])
+    kind = schema.get("type", "any")
+    if isinstance(kind, list):
+        return "|".join(_SHORT_TYPES.get(k, str(k)) for k in kind)
+    if kind == "array" and isinstance(schema.get("items"), dict):
+        return f"list[{_short_type(schema['items'])}]"
+    if kind == "object" and schema.get("properties"):
+        return json.dumps(schema, ensure_ascii=False, separators=(",", ":"))
+    return _SHORT_TYPES.get(kind, str(kind))
+
+
+def compact_doc(tool: Tool) -> str:
+    """`name(a: str, b?: int = 3): description` and an indented line per described parameter
+    (`?` marks an optional one); nested object schemas stay JSON."""
+    params = strip_extensions(tool.parameters) or {}
+    props, required = params.get("properties", {}), set(params.get("required", []))
+    items = []
+    for name, schema in props.items():
+        default = f" = {json.dumps(schema['default'])}" if "default" in schema else ""
+        items.append(f"{name}{'' if name in required else '?'}: {_short_type(schema)}{default}")
+    lines = [f"{tool.name}({', '.join(items)}): {tool.description}".rstrip(": ")]
+    lines += [f"  {n}: {s['description']}" for n, s in props.items() if s.get("description")]
+    return "\n".join(lines)
+
+
+DOC_STYLES = ("json", "compact")
+
+
+def system_prompt(tools: Sequence[Tool], docs: str = "json") -> str:
+    """The system message: the tools (one JSON document per line, or compact), then the rules."""
+    if docs not in DOC_STYLES:
+        raise FormatError(f"unknown tool doc style {docs!r}; use one of {DOC_STYLES}")
+    if docs == "compact":
+        listing = "\n".join(compact_doc(t) for t in tools)
+    else:
+        listing = "\n".join(json.dumps(tool_doc(t), ensure_ascii=False) for t in tools)
+    return f"You can use these tools:\n{listing}\n{INSTRUCTIONS}"
 
 
 def render_messages(
-    query: str, tools: Sequence[Tool], history: Sequence[Message] = ()
+    query: str, tools: Sequence[Tool], history: Sequence[Message] = (), docs: str = "json"
 ) -> list[Message]:
     """The prompt: the tool system message (none without tools), the user's query, then the
     turns after it (assistant call lists, tool results, further user turns)."""
-    head = [Message("system", system_prompt(tools))] if tools else []
+    head = [Message("system", system_prompt(tools, docs))] if tools else []
     return [*head, Message("user", query), *history]
 
 
-def render_conversation(tools: Sequence[Tool], messages: Sequence[Message]) -> list[Message]:
+def render_conversation(
+    tools: Sequence[Tool], messages: Sequence[Message], docs: str = "json"
+) -> list[Message]:
     """The prompt for a whole conversation given as messages (what a chat server receives)."""
-    head = [Message("system", system_prompt(tools))] if tools else []
+    head = [Message("system", system_prompt(tools, docs))] if tools else []
     return [*head, *messages]
 
 
