@@ -29,6 +29,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from _procs import run_together
 from _results import RESULTS, write_results
 
 TOOLLEARN = [sys.executable, "-m", "toollearn.cli.main"]
@@ -44,24 +45,10 @@ EVALS = {  # name -> (command after `toollearn eval`, score keys shown)
 
 def run_variant(cmd: list[str], work: Path, procs: int) -> tuple[float, list[Path]]:
     """Run `procs` shards of cmd together, one thread each; (wall seconds, their run dirs)."""
-    env = {**os.environ, "OMP_WAIT_POLICY": "PASSIVE"}
     outs = [work / f"shard{k}" for k in range(1, procs + 1)]
-    t0 = time.perf_counter()
-    running = [
-        subprocess.Popen(
-            [*cmd, "--threads", "1", "--out", str(out), "--shard", f"{k}/{procs}"],
-            env=env,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-        for k, out in enumerate(outs, 1)
-    ]
-    for proc in running:
-        _, err = proc.communicate()
-        if proc.returncode != 0:
-            raise SystemExit(f"{' '.join(cmd)}: exited {proc.returncode}: {err[-2000:]}")
-    return time.perf_counter() - t0, outs
+    cmds = [[*cmd, "--threads", "1", "--out", str(out), "--shard", f"{k}/{procs}"]
+            for k, out in enumerate(outs, 1)]  # fmt: skip
+    return run_together(cmds, " ".join(cmd)), outs
 
 
 def outputs(dirs: list[Path]) -> dict[str, str]:

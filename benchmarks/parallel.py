@@ -20,12 +20,11 @@ import json
 import os
 import platform
 import shutil
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
+from _procs import run_together
 from _results import RESULTS, write_results
 
 TOOLLEARN = [sys.executable, "-m", "toollearn.cli.main"]
@@ -40,24 +39,10 @@ def eval_cmd(args: argparse.Namespace, out_root: Path, threads: int, shard: str 
 
 def run_variant(args: argparse.Namespace, work: Path, name: str, threads: int, procs: int) -> dict:
     """Start `procs` processes (shards when more than one) and time them until all end."""
-    env = {**os.environ, "OMP_WAIT_POLICY": "PASSIVE"}
     roots = [work / f"{name}-{k}" for k in range(1, procs + 1)]
-    t0 = time.perf_counter()
-    running = [
-        subprocess.Popen(
-            eval_cmd(args, root, threads, f"{k}/{procs}" if procs > 1 else None),
-            env=env,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-        for k, root in enumerate(roots, 1)
-    ]
-    for proc in running:
-        _, err = proc.communicate()
-        if proc.returncode != 0:
-            raise SystemExit(f"{name}: toollearn exited {proc.returncode}: {err[-2000:]}")
-    wall = time.perf_counter() - t0
+    cmds = [eval_cmd(args, root, threads, f"{k}/{procs}" if procs > 1 else None)
+            for k, root in enumerate(roots, 1)]  # fmt: skip
+    wall = run_together(cmds, name)
     outputs = {}
     for root in roots:
         for mode in ("free", "constrained"):

@@ -53,10 +53,12 @@ def quantize(source: Path, target: Path, ftype: int) -> None:
     import llama_cpp
     from llama_cpp._utils import suppress_stdout_stderr
 
+    from toollearn.engines.llama import default_threads
+
     params = llama_cpp.llama_model_quantize_default_params()
     params.ftype = ftype
     params.allow_requantize = True
-    params.nthread = max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1)
+    params.nthread = default_threads()
     tmp = target.with_name(f".{target.name}.{os.getpid()}.part")
     with suppress_stdout_stderr(disable=False):
         rc = llama_cpp.llama_model_quantize(
