@@ -4,9 +4,11 @@ processor's limit.
 Measured in one run, interleaved, median over the prompts:
   raw llama_cpp on the shipped Q4_1 file (the library called directly: the baseline);
   toollearn's llama engine as it was (Q4_1 file, no flash attention) and as it is now (the
-  default: an F16 copy of the same weights, flash attention), free and constrained with our
-  Seal-Tools GBNF; the other weight types llama.cpp's quantizer makes of the same file
-  (--weights); llama.cpp's own JSON-schema grammar; optionally the transformers engine (--hf).
+  default: prompts read by an F16 copy of the same weights, whose KV cache is handed to the
+  Q4_1 file for decoding; also with flash attention on both), free and constrained with our
+  Seal-Tools GBNF; one model of each weight type llama.cpp's quantizer makes of the same file
+  (--weights), with and without flash attention; llama.cpp's own JSON-schema grammar;
+  optionally the transformers engine (--hf).
 Prompt rate = prompt tokens / time of a 1-token request; decode rate = (n - 1) / (time of the
 full request - time of the 1-token request); no KV cache is reused between requests. The
 prompts are real Seal-Tools evaluation prompts (bundled sample, 5 candidates each), sent as a
@@ -33,7 +35,7 @@ from toollearn.data.registry import load_examples
 from toollearn.decoding.seal_tools import seal_calls_constraint
 from toollearn.engines import user
 from toollearn.engines.llama import (
-    EMBEDDED_WEIGHTS,
+    EMBEDDED_PREFILL,
     FLASH_ATTN,
     LlamaEngine,
     embedded_model_path,
@@ -121,7 +123,7 @@ def variants(args) -> tuple[dict[str, Run], object]:
                                n_threads_batch=args.threads, flash_attn=flash_attn,
                                verbose=False)  # fmt: skip
 
-    raw_old, raw_new = raw_llama("file", False), raw_llama(EMBEDDED_WEIGHTS, FLASH_ATTN)
+    raw_old, raw_new = raw_llama("file", False), raw_llama(EMBEDDED_PREFILL, FLASH_ATTN)
     old = LlamaEngine(n_threads=args.threads, weights="file", flash_attn=False)
     new = LlamaEngine(n_threads=args.threads)  # the defaults
     slow = LlamaEngine(n_threads=args.threads, fast_grammar=False)
@@ -141,8 +143,9 @@ def variants(args) -> tuple[dict[str, Run], object]:
 
     def engine_call(engine, constrained) -> Run:
         def go(ex, n):
-            if hasattr(engine, "llm"):
-                engine.llm.reset()
+            for llm in (getattr(engine, "llm", None), getattr(engine, "reader", None)):
+                if llm is not None:
+                    getattr(llm, "llm", llm).reset()
             c = seal_calls_constraint(ex.tools, allow_empty=False) if constrained else None
             comp = engine.complete([user(ex.metadata["prompt"])], max_tokens=n, constraint=c)[0]
             return comp.prompt_tokens, comp.completion_tokens, comp.text
@@ -150,16 +153,20 @@ def variants(args) -> tuple[dict[str, Run], object]:
         return go
 
     schema = lambda ex: llama_cpp.LlamaGrammar.from_json_schema(seal_json_schema(ex.tools))  # noqa: E731
-    default = f"{EMBEDDED_WEIGHTS}, flash attn" if FLASH_ATTN else EMBEDDED_WEIGHTS
+    fa = ", flash attn" if FLASH_ATTN else ""
+    default = f"{EMBEDDED_PREFILL} reads, Q4_1 file decodes{fa}"
+    other_fa = LlamaEngine(n_threads=args.threads, flash_attn=not FLASH_ATTN)
     out: dict[str, Run] = {
         "raw llama_cpp, Q4_1 file (baseline)": raw_call(raw_old),
         "toollearn llama before (Q4_1 file)": engine_call(old, False),
         f"toollearn llama default ({default})": engine_call(new, False),
-        f"raw llama_cpp, {default}": raw_call(raw_new),
+        f"toollearn llama, {EMBEDDED_PREFILL} reads, Q4_1 file decodes"
+        f"{'' if fa else ', flash attn'}": engine_call(other_fa, False),
+        f"raw llama_cpp, {EMBEDDED_PREFILL}{fa}": raw_call(raw_new),
     }
     for weights in args.weights.split(","):
         for fa in (False, True):
-            if (weights, fa) in (("file", False), (EMBEDDED_WEIGHTS, FLASH_ATTN)):
+            if (weights, fa) == ("file", False):  # the engine before
                 continue
             eng = LlamaEngine(n_threads=args.threads, weights=weights, flash_attn=fa)
             name = "Q4_1 file" if weights == "file" else weights

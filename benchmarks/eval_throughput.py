@@ -2,8 +2,8 @@
 
 Each evaluation runs through the real `toollearn` command, one process per core (`--shard K/N`,
 `--threads 1`, model loading included), first with the old engine settings (`--weights file
---flash-attn off`: the shipped Q4_1 file as it is) and then with the defaults, on the same
-queries of the bundled samples:
+--flash-attn off`: the shipped Q4_1 file as it is) and then with the defaults (an F16 copy
+reads the prompts, the Q4_1 file decodes), on the same queries of the bundled samples:
   seal-tools  `toollearn eval seal-tools --sample --split all` (constrained),
   deer        `toollearn eval deer --sample` (the released prompting, DEER's decisions),
   stepwise    `toollearn eval stepwise` (the bundled multi-role trajectories, constrained calls).
@@ -12,7 +12,7 @@ the model's text per query with the old settings'; the scores (shards merged wit
 runs merge`, rescored with `toollearn score --run`) are printed beside.
 
     python benchmarks/eval_throughput.py [--queries 32] [--procs 2] [--evals seal-tools,deer]
-        [--also-weights q8_0,q4_0]   # more rows: the defaults with other weight types
+        [--also "--weights f16;--flash-attn on"]   # more rows: the defaults with these flags
 Writes benchmarks/results/eval_throughput.json and eval_throughput.md.
 """
 
@@ -86,7 +86,7 @@ def main() -> None:
     p.add_argument("--queries", type=int, default=32, help="first N queries (steps) of each")
     p.add_argument("--procs", type=int, default=os.cpu_count() or 2)
     p.add_argument("--evals", default=",".join(EVALS))
-    p.add_argument("--also-weights", default="", help="comma list of weight types to add")
+    p.add_argument("--also", default="", help="more variants: ';'-separated engine flag sets")
     p.add_argument("--out", default=str(RESULTS))
     args = p.parse_args()
     rows = []
@@ -97,9 +97,7 @@ def main() -> None:
             base = [*TOOLLEARN, "eval", *sub, "--limit", str(args.queries)]
             found = {}
             plan = [("before", BEFORE), ("after", [])]
-            plan += [
-                (f"--weights {w}", ["--weights", w]) for w in args.also_weights.split(",") if w
-            ]
+            plan += [(f.strip(), f.split()) for f in args.also.split(";") if f.strip()]
             for variant, extra in plan:
                 cmd = base + extra
                 wall, dirs = run_variant(cmd, work / name / variant, args.procs)

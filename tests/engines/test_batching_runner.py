@@ -10,10 +10,10 @@ from toollearn.engines import ScriptedEngine
 from toollearn.engines.llama_batch import (
     Request,
     SeqRequest,
-    _common_prefix,
     _group_by_prompt,
     complete_requests,
 )
+from toollearn.engines.llama_prefill import common_prefix
 from toollearn.evaluation.runners.base import RunWriter
 from toollearn.evaluation.runners.seal_tools import (
     SealRunOptions,
@@ -38,7 +38,7 @@ def _gold(examples):
 def test_prompt_grouping_and_common_prefix():
     reqs = [SeqRequest((1, 2, 3)), SeqRequest((1, 2)), SeqRequest((1, 2, 3), gbnf="root ::= x")]
     assert _group_by_prompt(reqs) == [[0, 2], [1]]
-    assert _common_prefix((1, 2, 3), (1, 2, 4)) == 2 and _common_prefix((), (1,)) == 0
+    assert common_prefix((1, 2, 3), (1, 2, 4)) == 2 and common_prefix((), (1,)) == 0
 
 
 def test_requests_with_the_same_settings_share_one_engine_call():

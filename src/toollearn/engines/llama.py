@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from toollearn.core.errors import EngineError
 from toollearn.engines.base import Completion, Prompt, adapter_view, as_messages, is_chat
 from toollearn.engines.llama_batch import Request, sequential_requests
+from toollearn.engines.llama_weights import AS_SHIPPED, with_weights
 from toollearn.formats.chat import ChatTemplate
 
 if TYPE_CHECKING:
@@ -24,8 +25,9 @@ if TYPE_CHECKING:
 
 EMBEDDED_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
 # how the embedded model runs unless told otherwise (see benchmarks/engines.py)
-EMBEDDED_WEIGHTS = "f16"  # a cached F16 copy of the shipped Q4_1 weights (llama_weights)
-FLASH_ATTN = True
+EMBEDDED_WEIGHTS = "file"  # generate with the shipped Q4_1 weights (fastest decode)
+EMBEDDED_PREFILL = "f16"  # read prompts with a cached F16 copy of them (llama_weights)
+FLASH_ATTN = False  # on, the Q4_1 decode of a batch differs from one sequence alone
 _MODELS: dict[tuple, Any] = {}
 
 
@@ -102,9 +104,14 @@ class LlamaEngine:
     of the batched context; longer requests run sequentially. adapters: {name: GGUF LoRA, or
     a list of them applied together} loaded on the unchanged base; `with_adapter(name)` gives a
     view of this engine (same model, same contexts) that generates under that adapter,
-    switched per call. weights: the weight type llama.cpp runs ("file": the GGUF as it is;
-    "f16", "q8_0", ...: a cached copy, see llama_weights); None = EMBEDDED_WEIGHTS for the
-    embedded model, the file as it is for any other. flash_attn: llama.cpp's flash attention.
+    switched per call. weights: the weight type llama.cpp generates with ("file": the GGUF as
+    it is; "f16", "q8_0", ...: a cached copy, see llama_weights). prefill_weights: the weight
+    type that reads prompts, a second copy of the model whose KV cache is handed to the
+    generating one (llama_prefill); None or the same type: one model does both. Defaults: the
+    embedded model reads prompts in F16 and generates with its Q4_1 file (EMBEDDED_*); any
+    other GGUF runs as it is; giving only `weights` makes it do both. flash_attn: llama.cpp's
+    flash attention (on both models; off by default: with it on, Q4_1 decoding of several
+    sequences at once gives other greedy text than of one alone, see benchmarks/engines.py).
     """
 
     supports_constraints = True
@@ -122,29 +129,41 @@ class LlamaEngine:
         adapters: dict[str, str | Path | list[str | Path]] | None = None,
         adapter: str | None = None,
         weights: str | None = None,
+        prefill_weights: str | None = None,
         flash_attn: bool = FLASH_ATTN,
     ):
-        from toollearn.engines.llama_adapters import AdapterSet
-        from toollearn.engines.llama_weights import with_weights
+
+        from toollearn.engines.llama_prefill import PromptReader
 
         self.source_path = Path(model_path) if model_path else embedded_model_path()
-        self.weights = weights or (None if model_path else EMBEDDED_WEIGHTS)
+        if model_path is None and weights is None:
+            weights, prefill_weights = EMBEDDED_WEIGHTS, prefill_weights or EMBEDDED_PREFILL
+        self.weights = weights or AS_SHIPPED
+        self.prefill_weights = prefill_weights if prefill_weights != self.weights else None
         self.model_path = with_weights(self.source_path, self.weights)
         self.llm = load_llama(
             self.model_path, n_ctx, n_threads, n_batch=n_batch, flash_attn=flash_attn
         )
-        shown = f"[{self.weights}]" if self.model_path != self.source_path else ""
-        self.base_name = f"llama:{self.source_path.name}{shown}"
+        self.reader: PromptReader | None = None
+        self.prefill_path: Path | None = None
+        if self.prefill_weights:
+            self.prefill_path = with_weights(self.source_path, self.prefill_weights)
+            reader = load_llama(
+                self.prefill_path, n_ctx, n_threads, n_batch=n_batch, flash_attn=flash_attn
+            )
+            self.reader = PromptReader(reader)
+            _adapter_set(reader)
+        label = _weights_label(self.weights, self.prefill_weights)
+        self.base_name = f"llama:{self.source_path.name}{label}"
         self.fast_grammar = fast_grammar
         self.n_seq, self.seq_ctx = max(1, n_seq), min(seq_ctx, n_ctx)
         self._template: ChatTemplate | None = None
         self._shared: dict[str, Any] = {"batcher": None}  # one batched context for all views
-        if not hasattr(self.llm, "_toollearn_adapters"):
-            self.llm._toollearn_adapters = AdapterSet(self.llm)
-            self.llm._toollearn_active = None
-        self.adapters = self.llm._toollearn_adapters
+        self.adapters = _adapter_set(self.llm)
         for name, path in (adapters or {}).items():
             self.adapters.load(name, path)
+            if self.reader is not None:
+                _adapter_set(self.reader.llm).load(name, path)
         self.active: str | None = None
         self.name = self.base_name
         if adapter is not None:
@@ -156,10 +175,11 @@ class LlamaEngine:
 
     def _select(self) -> None:
         """Put this view's adapter on the model's contexts; a switch forgets cached prompts."""
-        if self.llm._toollearn_active != self.active:
-            self.adapters.apply(self.llm._ctx.ctx, self.active)
-            self.llm._toollearn_active = self.active
-            self.llm.reset()  # no prompt prefix computed under another adapter is reused
+        for llm in (self.llm, self.reader.llm if self.reader else None):
+            if llm is not None and llm._toollearn_active != self.active:
+                llm._toollearn_adapters.apply(llm._ctx.ctx, self.active)
+                llm._toollearn_active = self.active
+                llm.reset()  # no prompt prefix computed under another adapter is reused
         batcher = self._shared["batcher"]
         if batcher is not None and batcher.adapter != self.active:
             self.adapters.apply(batcher.ctx, self.active)
@@ -206,9 +226,12 @@ class LlamaEngine:
 
         adapters = [file_record(p) for p in self.adapters.paths(self.active)] if self.active else []
         out = {"engine": self.name, "model": file_record(self.model_path), "adapters": adapters}
-        if self.model_path != self.source_path:
+        if self.model_path != self.source_path or self.prefill_path:
             out["converted_from"] = file_record(self.source_path)
-        out["weights"] = self.weights or "file"
+        out["weights"] = self.weights
+        if self.prefill_path:
+            out["prefill_model"] = file_record(self.prefill_path)
+            out["prefill_weights"] = self.prefill_weights
         out["flash_attn"] = bool(self.llm.context_params.flash_attn_type > 0)
         try:
             out.update(self.chat_template.describe())
@@ -281,7 +304,9 @@ class LlamaEngine:
             if batcher is None or batcher.n_seq != self.n_seq:
                 if batcher is not None:
                     batcher.close()
-                batcher = self._shared["batcher"] = BatchDecoder(self.llm, self.n_seq, self.seq_ctx)
+                batcher = self._shared["batcher"] = BatchDecoder(
+                    self.llm, self.n_seq, self.seq_ctx, reader=self.reader
+                )
                 self._select()
             for i, c in zip(fits, batcher.run([seqs[i] for i in fits])):
                 out[i] = c
@@ -307,6 +332,10 @@ class LlamaEngine:
         for prompt in prompts:
             t0 = time.perf_counter()
             text = self.render(prompt)
+            if self.reader is not None:  # tokens as create_completion makes them
+                tokens = self.llm.tokenize(text.encode("utf-8"), special=True)
+                if len(tokens) < self.llm.n_ctx():
+                    self.reader.fill_llama(self.llm, tokens)
             if gbnf is not None and temperature == 0 and self.fast_grammar:
                 out.append(self._fast(text, gbnf, max_tokens, stop, t0))
                 continue
@@ -345,6 +374,23 @@ class LlamaEngine:
             )
         out, finish, n = generate_greedy_constrained(self.llm, tokens, gbnf, max_tokens, stop)
         return Completion(out, finish, len(tokens), n, time.perf_counter() - t0)
+
+
+def _adapter_set(llm: Any) -> Any:
+    """The AdapterSet of a loaded model (made once; engines on one model share it)."""
+    from toollearn.engines.llama_adapters import AdapterSet
+
+    if not hasattr(llm, "_toollearn_adapters"):
+        llm._toollearn_adapters = AdapterSet(llm)
+        llm._toollearn_active = None
+    return llm._toollearn_adapters
+
+
+def _weights_label(weights: str, prefill: str | None) -> str:
+    """ "[f16]", "[prefill f16]", "[q8_0, prefill f16]" or "" (the file does both)."""
+    parts = [] if weights == AS_SHIPPED else [weights]
+    parts += [f"prefill {prefill}"] if prefill else []
+    return f"[{', '.join(parts)}]" if parts else ""
 
 
 def LlamaGrammarText(gbnf: str):  # noqa: N802 - reads like the class it builds

@@ -22,9 +22,11 @@ from typing import TYPE_CHECKING, Any
 
 from toollearn.core.errors import EngineError
 from toollearn.engines.base import Completion, Engine, Prompt, cut_at_stop
+from toollearn.engines.llama_prefill import common_prefix
 
 if TYPE_CHECKING:
     from toollearn.decoding.constraint import Constraint
+    from toollearn.engines.llama_prefill import PromptReader
 
 
 @dataclass(frozen=True)
@@ -107,7 +109,12 @@ class BatchDecoder:
     """A multi-sequence llama.cpp context on an already loaded `llama_cpp.Llama`."""
 
     def __init__(
-        self, llm: Any, n_seq: int = 8, n_ctx_seq: int | None = None, n_cache: int | None = None
+        self,
+        llm: Any,
+        n_seq: int = 8,
+        n_ctx_seq: int | None = None,
+        n_cache: int | None = None,
+        reader: PromptReader | None = None,
     ):
         import llama_cpp
 
@@ -131,6 +138,7 @@ class BatchDecoder:
         self._batch = llama_cpp.llama_batch_init(params.n_batch, 0, 1)
         self._held: dict[int, tuple[int, ...]] = {}  # cache sequence -> its prompt, LRU first
         self.adapter: str | None = None  # the LoRA adapter set on this context (engines.llama)
+        self.reader = reader  # reads long new prompts with other weights (llama_prefill)
 
     def forget_prompts(self) -> None:
         """Drop every cached prompt (their KV was computed under another adapter)."""
@@ -172,17 +180,22 @@ class BatchDecoder:
         The longest prefix shared with a recently evaluated prompt (held in the cache
         sequences) is copied instead of evaluated, as the sequential path reuses its previous
         prompt; a retried prompt is copied whole. Copies between KV streams are whole-stream,
-        so copy, then cut at the prefix. The prompt then goes into the cache (LRU).
+        so copy, then cut at the prefix. With a reader, a prompt with enough new tokens is read
+        there instead (all but its last token, whose logits this context computes). The prompt
+        then goes into the cache (LRU).
         """
         lib, mem = self._lib, self.mem
         lib.llama_memory_seq_rm(mem, slot, -1, -1)
         src, keep = max(
-            ((c, _common_prefix(t, tokens)) for c, t in self._held.items()),
+            ((c, common_prefix(t, tokens)) for c, t in self._held.items()),
             key=lambda x: x[1],
             default=(-1, 0),
         )
         keep = min(keep, len(tokens) - 1)  # always evaluate the last token (its logits)
-        if keep > 0:
+        if self.reader is not None and self.reader.worth_it(keep, len(tokens) - 1):
+            self.reader.fill(self.ctx, slot, tokens[:-1], self.n_seq + self.n_cache)
+            keep = len(tokens) - 1
+        elif keep > 0:
             lib.llama_memory_seq_cp(mem, src, slot, -1, -1)
             lib.llama_memory_seq_rm(mem, slot, keep, -1)
         for start in range(keep, len(tokens), self.n_batch):
@@ -333,16 +346,6 @@ class BatchDecoder:
             live.remove(s)
             results[s.index] = self._finish(s, reason)
             free.append(s.slot)
-
-
-def _common_prefix(a: Sequence[int], b: Sequence[int]) -> int:
-    """Length of the common prefix of two token sequences."""
-    n = 0
-    for x, y in zip(a, b):
-        if x != y:
-            break
-        n += 1
-    return n
 
 
 def _group_by_prompt(requests: Sequence[SeqRequest]) -> list[list[int]]:

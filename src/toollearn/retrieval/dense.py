@@ -54,10 +54,30 @@ def _load_sentence_transformer(path: str, device: str) -> Any:
 
 
 class MiniLMEncoder:
-    """all-MiniLM-L6-v2 from the bundled package, loaded on first use, never from the network."""
+    """all-MiniLM-L6-v2 from the bundled package, loaded on first use, never from the network.
 
-    def __init__(self, batch_size: int = 64, device: str = "cpu", threads: int | None = None):
+    path: a fine-tuned copy instead (a SentenceTransformer folder, e.g. `toollearn train
+    retriever`'s run/model); its id carries the hash of its weights, so indexes built with
+    one model are never reused with another.
+    """
+
+    def __init__(
+        self,
+        batch_size: int = 64,
+        device: str = "cpu",
+        threads: int | None = None,
+        path: str | Path | None = None,
+    ):
         self.batch_size, self.device, self.threads = batch_size, device, threads
+        self.path = Path(path) if path else None
+        if self.path is not None:
+            weights = self.path / "model.safetensors"
+            if not weights.is_file():
+                raise RetrievalError(f"no SentenceTransformer model (model.safetensors) in {path}")
+            from toollearn.engines.provenance import sha256_file
+
+            self.model_id = f"{MODEL_NAME} fine-tuned (sha256 {sha256_file(weights)[:16]})"
+            return
         try:
             from importlib.metadata import version
 
@@ -68,7 +88,7 @@ class MiniLMEncoder:
 
     @property
     def model(self) -> Any:
-        return _load_sentence_transformer(str(minilm_path()), self.device)
+        return _load_sentence_transformer(str(self.path or minilm_path()), self.device)
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         """Normalised float32 vectors; with `threads`, torch uses that many threads meanwhile

@@ -45,33 +45,48 @@ def eval_sets(dataset: str, root: str | Path) -> list[RetrievalSet]:
     raise RetrievalError(f"unknown dataset {dataset!r}; choose from {DATASETS}")
 
 
+TRAINED = "-trained"  # "dense-trained", "hybrid-trained": the same methods, trained encoder
+
+
 def build_methods(
     dataset: str,
     pool: list,
     methods: Sequence[str],
     index_root: str | Path | None,
     fields: IndexFields = DEFAULT_FIELDS,
+    trained: str | Path | None = None,
 ) -> tuple[dict[str, Retriever], dict[str, dict[str, Any]]]:
-    """{method: retriever} over the pool (persisted under index_root) and build info."""
+    """{method: retriever} over the pool (persisted under index_root) and build info.
+    `trained`: a fine-tuned MiniLM folder, for the methods named with a "-trained" suffix."""
     for m in methods:
-        check_method(m)
-    encoder = CachingEncoder(MiniLMEncoder())
+        check_method(m.removesuffix(TRAINED))
+        if m.endswith(TRAINED) and not trained:
+            raise RetrievalError(f"method {m!r} needs a trained encoder (--trained PATH)")
+    encoders = {"": CachingEncoder(MiniLMEncoder())}
+    if trained:
+        encoders[TRAINED] = CachingEncoder(MiniLMEncoder(path=trained))
     built: dict[str, Retriever] = {}
     info: dict[str, dict[str, Any]] = {}
-    base_needed = {"bm25", "dense"} & (
-        set(methods) | ({"bm25", "dense"} if "hybrid" in methods else set())
-    )
-    for m in sorted(base_needed):
-        start = time.perf_counter()
-        tr = ToolRetriever(
-            pool, m, fields=fields, index_dir=index_path(dataset, m, index_root), encoder=encoder
-        )
-        built[m] = tr.backend
-        info[m] = {"loaded_from_disk": tr.loaded, "seconds": round(time.perf_counter() - start, 2)}
-    if "hybrid" in methods:
-        parts = [built["bm25"], built["dense"]]
-        built["hybrid"] = HybridRetriever(parts[0].items, parts[0].texts, parts=parts)
-        info["hybrid"] = built["hybrid"].config()
+    for suffix, encoder in encoders.items():
+        mine = [m.removesuffix(TRAINED) for m in methods if m.endswith(TRAINED) == bool(suffix)]
+        needed = set(mine) | ({"bm25", "dense"} if "hybrid" in mine else set())
+        needed &= {"bm25", "dense"}
+        for m in sorted(needed):
+            label = m if m == "bm25" else m + suffix
+            if label in built:
+                continue
+            start = time.perf_counter()
+            tr = ToolRetriever(pool, m, fields=fields, encoder=encoder,
+                               index_dir=index_path(dataset, label, index_root))  # fmt: skip
+            built[label] = tr.backend
+            info[label] = {"loaded_from_disk": tr.loaded,
+                           "seconds": round(time.perf_counter() - start, 2)}  # fmt: skip
+            if m == "dense":
+                info[label]["model"] = encoder.model_id
+        if "hybrid" in mine:
+            parts = [built["bm25"], built["dense" + suffix]]
+            built["hybrid" + suffix] = HybridRetriever(parts[0].items, parts[0].texts, parts=parts)
+            info["hybrid" + suffix] = built["hybrid" + suffix].config()
     return {m: built[m] for m in methods}, info
 
 
@@ -83,10 +98,11 @@ def evaluate(
     index_root: str | Path | None = None,
     fields: IndexFields = DEFAULT_FIELDS,
     k: int = 10,
+    trained: str | Path | None = None,
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]], dict[str, Any]]:
     """(score rows, per-query rankings, build info) for every (test set, method)."""
     sets = eval_sets(dataset, root)
-    retrievers, info = build_methods(dataset, sets[0].pool, methods, index_root, fields)
+    retrievers, info = build_methods(dataset, sets[0].pool, methods, index_root, fields, trained)
     rows, rankings = [], []
     for rset in sets:
         for method, retriever in retrievers.items():

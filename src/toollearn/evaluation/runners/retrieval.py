@@ -19,6 +19,7 @@ def run_retrieval(
     out: str | Path,
     index_root: str | Path | None = None,
     fields: Any = None,
+    trained: str | Path | None = None,
 ) -> tuple[list[dict[str, Any]], Path]:
     """(score rows, scores.json path) of `retrieval.evaluate.evaluate` written into `out`."""
     from toollearn.evaluation.runners.base import RunWriter
@@ -28,8 +29,11 @@ def run_retrieval(
     fields = fields or IndexFields()
     config = {"benchmark": "retrieval", "dataset": dataset, "methods": list(methods),
               "fields": fields.to_dict()}  # fmt: skip
+    if trained:
+        config["trained"] = str(trained)
     writer = RunWriter(out, config)
-    rows, rankings, info = evaluate(dataset, root, methods, index_root=index_root, fields=fields)
+    rows, rankings, info = evaluate(dataset, root, methods, index_root=index_root, fields=fields,
+                                    trained=trained)  # fmt: skip
     done = writer.done_ids()
     for record in rankings:
         if record["id"] not in done:
