@@ -67,6 +67,10 @@ def run_train(args: argparse.Namespace) -> int:
     if args.dataset:
         overrides["datasets"] = dict(_dataset(d) for d in args.dataset)
     config = load_config(args.config, **overrides)
+    if config.datagen:
+        from toollearn.training.recipe import make_missing_data
+
+        make_missing_data(config.datagen)
     if args.glpft:
         from toollearn.training.glpft import run_glpft
 

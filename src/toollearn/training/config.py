@@ -18,8 +18,11 @@ class TrainConfig:
     """What to train, on what, for how long, and where the run goes.
 
     model: "embedded" (the packaged SmolLM2-135M GGUF, dequantised once and cached), a GGUF
-    file, or a Hugging Face model folder. datasets: {data.jsonl or folder: weight}; each
-    dataset gives `weight` x `samples` samples (drawn without replacement while it has them).
+    file, or a Hugging Face model folder. datasets: {data.jsonl or folder: weight, or
+    {weight: W, kinds: [...]} to draw only samples of those kinds}; each dataset gives
+    `weight` / total weight x `samples` samples (without replacement while it has them).
+    datagen: the `toollearn datagen ...` commands that make the datasets; `toollearn train`
+    runs each whose `--out` folder has no data.jsonl yet (a recipe works from a fresh clone).
     Training stops at `epochs` or at `max_tokens_seen` tokens, whichever comes first.
     `base_adapter` merges a PEFT adapter folder into the base before training (GLPFT stage 2
     starts from the stage-1 weights).
@@ -27,7 +30,8 @@ class TrainConfig:
 
     output_dir: str = "runs/train"
     model: str = "embedded"
-    datasets: dict[str, float] = field(default_factory=dict)
+    datasets: dict[str, Any] = field(default_factory=dict)
+    datagen: tuple[str, ...] = ()
     kinds: tuple[str, ...] = ()  # only samples of these kinds (metadata "kind"); () = all
     samples: int | None = None  # total samples drawn from the mixture (None: all of each)
     eval_samples: int = 64  # held out from the mixture for the validation loss
@@ -60,6 +64,7 @@ class TrainConfig:
     def to_dict(self) -> dict[str, Any]:
         d = dataclasses.asdict(self)
         d["lora_targets"] = list(self.lora_targets)
+        d["datagen"] = list(self.datagen)
         return d
 
 

@@ -40,33 +40,54 @@ def file_sha256(path: Path) -> str:
     return h.hexdigest()
 
 
+def dataset_spec(name: str, spec: Any) -> tuple[float, tuple[str, ...]]:
+    """(weight, kinds) of one `datasets` entry: a number, or {weight: W, kinds: [...]}."""
+    if isinstance(spec, dict):
+        unknown = sorted(set(spec) - {"weight", "kinds"})
+        if unknown:
+            raise DataError(f"unknown dataset keys {unknown} (weight, kinds)", name)
+        weight, kinds = spec.get("weight", 1.0), spec.get("kinds") or ()
+        kinds = (kinds,) if isinstance(kinds, str) else tuple(kinds)
+    else:
+        weight, kinds = spec, ()
+    try:
+        weight = float(weight)
+    except (TypeError, ValueError):
+        raise DataError(f"a dataset weight is a number, not {weight!r}", name) from None
+    if weight <= 0:
+        raise DataError("a dataset weight is positive", name)
+    return weight, kinds
+
+
 def load_mixture(
-    datasets: dict[str, float],
+    datasets: dict[str, Any],
     samples: int | None,
     eval_samples: int,
     seed: int,
     kinds: Sequence[str] = (),
 ) -> Mixture:
-    """Samples of each dataset (only those of `kinds` when given) in proportion to its weight
-    (all of them when `samples` is None), shuffled with the seed; the first `eval_samples` of
-    the shuffled mix are held out."""
+    """Samples of each dataset (only those of `kinds`, or of the dataset's own kinds, when
+    given) in proportion to its weight (all of them when `samples` is None), shuffled with the
+    seed; the first `eval_samples` of the shuffled mix are held out."""
     from toollearn.datagen.dataset import read_dataset
 
     if not datasets:
         raise DataError("no training datasets: give datasets: {path: weight}")
-    total_weight = sum(datasets.values())
+    specs = {name: dataset_spec(name, spec) for name, spec in datasets.items()}
+    total_weight = sum(weight for weight, _ in specs.values())
     mix = Mixture()
     drawn: list[TrainingSample] = []
-    for i, (name, weight) in enumerate(datasets.items()):
+    for i, (name, (weight, own_kinds)) in enumerate(specs.items()):
         path = Path(name)
         path = path / "data.jsonl" if path.is_dir() else path
         if not path.is_file():
             raise DataError("training dataset not found", str(path))
         pool = read_dataset(path)
-        if kinds:
-            pool = [s for s in pool if s.metadata.get("kind") in kinds]
+        wanted = own_kinds or kinds
+        if wanted:
+            pool = [s for s in pool if s.metadata.get("kind") in wanted]
         if not pool:
-            raise DataError(f"no samples of kinds {list(kinds)}", str(path))
+            raise DataError(f"no samples of kinds {list(wanted)}", str(path))
         want = len(pool) if samples is None else round(samples * weight / total_weight)
         rng = random.Random(f"{seed}:mix:{i}")
         picked = rng.sample(pool, min(want, len(pool)))
@@ -74,7 +95,8 @@ def load_mixture(
             picked += rng.sample(pool, min(want - len(picked), len(pool)))
         drawn += picked
         mix.sources[name] = {"path": str(path), "sha256": file_sha256(path), "weight": weight,
-                             "available": len(pool), "drawn": len(picked)}  # fmt: skip
+                             "kinds": list(wanted), "available": len(pool),
+                             "drawn": len(picked)}  # fmt: skip
     random.Random(f"{seed}:shuffle").shuffle(drawn)
     mix.eval, mix.train = drawn[:eval_samples], drawn[eval_samples:]
     return mix
