@@ -55,12 +55,13 @@ def run(args) -> dict:
     out = []
     for name, rs in rows.items():
         dec = sorted(r["decode_tps"] for r in rs)
+        prompt = statistics.median(r["prompt_tps"] for r in rs)
         out.append({"engine": name, "measures": len(dec),
                     "decode_median": round(statistics.median(dec), 1),
                     "decode_q1": round(dec[len(dec) // 4], 1),
                     "decode_q3": round(dec[3 * len(dec) // 4], 1),
                     "vs_before": round(statistics.median(dec) / base, 2),
-                    "prompt_median": round(statistics.median(r["prompt_tps"] for r in rs), 1)})  # fmt: skip
+                    "prompt_median": round(prompt, 1)})  # fmt: skip
     return {"rows": out, "config": vars(args), "platform": platform.platform(),
             "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}  # fmt: skip
 
