@@ -8,7 +8,7 @@ from pathlib import Path
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "toollearn"
 LAYERS = ["core", "formats", "data", "engines", "decoding", "retrieval", "envs", "apps",
-          "agents", "datagen", "training", "evaluation", "cli"]  # fmt: skip
+          "agents", "datagen", "training", "evaluation", "serve", "cli"]  # fmt: skip
 
 
 def _imports(tree: ast.AST) -> list[tuple[int, str]]:

@@ -68,9 +68,10 @@ def run_train(args: argparse.Namespace) -> int:
         overrides["datasets"] = dict(_dataset(d) for d in args.dataset)
     config = load_config(args.config, **overrides)
     if config.datagen:
+        from toollearn.cli.main import main
         from toollearn.training.recipe import make_missing_data
 
-        make_missing_data(config.datagen)
+        make_missing_data(config.datagen, run=main)
     if args.glpft:
         from toollearn.training.glpft import run_glpft
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import importlib.util
 import os
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -362,6 +362,32 @@ class LlamaEngine:
                 )
             )
         return out
+
+    def stream_text(
+        self,
+        prompt: Prompt,
+        max_tokens: int = 256,
+        stop: Sequence[str] = (),
+        temperature: float = 0.0,
+        top_p: float = 1.0,
+        seed: int = 0,
+    ) -> Iterator[str]:
+        """Unconstrained generation of one prompt, yielded piece by piece as it decodes
+        (what `toollearn serve` streams); the same settings as `complete_sequential`."""
+        self._select()
+        text = self.render(prompt)
+        if self.reader is not None:
+            tokens = self.llm.tokenize(text.encode("utf-8"), special=True)
+            if len(tokens) < self.llm.n_ctx():
+                self.reader.fill_llama(self.llm, tokens)
+        for part in self.llm.create_completion(
+            text, max_tokens=max_tokens, stop=list(stop), temperature=temperature,
+            top_k=0 if temperature > 0 else 1, top_p=top_p, min_p=0.0, repeat_penalty=1.0,
+            seed=seed, stream=True,
+        ):  # fmt: skip
+            piece = part["choices"][0]["text"]
+            if piece:
+                yield piece
 
     def _fast(self, text: str, gbnf: str, max_tokens: int, stop: Sequence[str], t0: float):
         from toollearn.engines.llama_grammar import generate_greedy_constrained

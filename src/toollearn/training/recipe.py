@@ -23,13 +23,9 @@ def datagen_argv(command: str) -> tuple[list[str], Path]:
     return argv, Path(outs[0])
 
 
-def make_missing_data(
-    commands: Sequence[str], run: Callable[[list[str]], int] | None = None
-) -> list[str]:
+def make_missing_data(commands: Sequence[str], run: Callable[[list[str]], int]) -> list[str]:
     """Run each command whose --out has no data.jsonl yet; returns the commands run.
-    `run`: argv -> exit status (default: the toollearn CLI in this process)."""
-    if run is None:
-        from toollearn.cli.main import main as run
+    `run`: argv -> exit status (the toollearn CLI's `main`)."""
     made = []
     for command in commands:
         argv, out = datagen_argv(command)

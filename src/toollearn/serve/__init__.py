@@ -1,0 +1,1 @@
+"""The OpenAI-compatible server (`toollearn serve`)."""

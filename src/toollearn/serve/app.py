@@ -1,0 +1,258 @@
+"""`toollearn serve`: an OpenAI-compatible HTTP server (FastAPI + uvicorn) over one engine.
+
+Endpoints: `GET /v1/models`, `POST /v1/chat/completions` (tools, tool_choice, tool results in
+the history, streaming as server-sent events), `GET /health`. One worker thread owns the
+engine, so requests are generated one at a time in arrival order; at most `max_queue` requests
+are admitted (running + waiting) and the rest get a 503 at once; a request not answered within
+`timeout` seconds gets a 504 (its generation still finishes in the worker and frees its slot,
+so the bound is real load). Plain-text answers stream token by token where the engine can
+(`stream_text`: the llama engine); a call list streams as one `tool_calls` delta once the
+grammar has closed it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+import time
+import uuid
+from collections.abc import AsyncIterator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse, StreamingResponse
+
+from toollearn.serve.chat import ChatJob, RequestError, chat_response, chunk, parse_request
+
+DONE = object()
+
+
+@dataclass
+class ServerConfig:
+    """What `toollearn serve` was started with."""
+
+    model_id: str = "toollearn"
+    max_queue: int = 8
+    timeout: float = 120.0
+    max_tokens: int = 1024
+
+
+class Worker:
+    """The engine behind a one-thread executor with an admission bound."""
+
+    def __init__(self, engine: Any, config: ServerConfig):
+        self.engine, self.config = engine, config
+        self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="engine")
+        self.pending = 0
+        self.lock = threading.Lock()
+        self.served = self.rejected = self.timed_out = 0
+
+    def admit(self) -> None:
+        with self.lock:
+            if self.pending >= self.config.max_queue:
+                self.rejected += 1
+                raise RequestError(f"server busy: {self.pending} requests in the queue; retry "
+                                   "later", None, "server_busy", 503)  # fmt: skip
+            self.pending += 1
+
+    def release(self) -> None:
+        with self.lock:
+            self.pending -= 1
+            self.served += 1
+
+    def check_context(self, job: ChatJob) -> None:
+        count = getattr(self.engine, "count_tokens", None)
+        n_ctx = getattr(self.engine, "n_ctx", None)
+        if count is None or n_ctx is None:
+            return
+        n = count(job.messages)
+        limit = n_ctx() if callable(n_ctx) else n_ctx
+        if n + job.max_tokens > limit:
+            raise RequestError(f"the prompt ({n} tokens) plus max_tokens ({job.max_tokens}) "
+                               f"exceeds the context of {limit} tokens", "messages",
+                               "context_length_exceeded")  # fmt: skip
+
+    def generate(self, job: ChatJob) -> Any:
+        """Run in the worker thread: one completion."""
+        try:
+            self.check_context(job)
+            return self.engine.complete([job.messages], max_tokens=job.max_tokens,
+                                        stop=job.stop, temperature=job.temperature,
+                                        top_p=job.top_p, seed=job.seed,
+                                        constraint=job.constraint)[0]  # fmt: skip
+        finally:
+            self.release()
+
+    def stream(self, job: ChatJob, put: Any) -> None:
+        """Run in the worker thread: text pieces to `put`, then DONE (or the exception)."""
+        try:
+            self.check_context(job)
+            for piece in self.engine.stream_text(job.messages, max_tokens=job.max_tokens,
+                                                 stop=job.stop, temperature=job.temperature,
+                                                 top_p=job.top_p, seed=job.seed):  # fmt: skip
+                put(piece)
+            put(DONE)
+        except Exception as exc:  # handed to the request's coroutine
+            put(exc)
+        finally:
+            self.release()
+
+
+def _usage(c: Any) -> dict[str, int]:
+    return {"prompt_tokens": c.prompt_tokens, "completion_tokens": c.completion_tokens,
+            "total_tokens": c.prompt_tokens + c.completion_tokens}  # fmt: skip
+
+
+def _sse(obj: Any) -> str:
+    return f"data: {json.dumps(obj, ensure_ascii=False)}\n\n"
+
+
+def create_app(engine: Any, config: ServerConfig | None = None) -> FastAPI:
+    """The FastAPI app serving `engine`."""
+    config = config or ServerConfig()
+    worker = Worker(engine, config)
+    app = FastAPI(title="toollearn", version="1")
+    app.state.worker = worker
+
+    @app.exception_handler(RequestError)
+    async def _request_error(_request: Request, exc: RequestError) -> JSONResponse:
+        return JSONResponse(exc.body(), status_code=exc.status)
+
+    @app.exception_handler(RequestValidationError)
+    async def _validation(_request: Request, exc: RequestValidationError) -> JSONResponse:
+        return JSONResponse(RequestError(str(exc)).body(), status_code=400)
+
+    @app.get("/health")
+    async def health() -> dict[str, Any]:
+        return {"status": "ok", "pending": worker.pending, "served": worker.served,
+                "rejected": worker.rejected, "timed_out": worker.timed_out}  # fmt: skip
+
+    @app.get("/v1/models")
+    async def models() -> dict[str, Any]:
+        return {"object": "list", "data": [{"id": config.model_id, "object": "model",
+                                            "created": 0, "owned_by": "toollearn"}]}  # fmt: skip
+
+    @app.post("/v1/chat/completions")
+    async def chat(request: Request) -> Any:
+        try:
+            body = await request.json()
+        except (json.JSONDecodeError, UnicodeDecodeError):
+            raise RequestError("the request body is not valid JSON") from None
+        job = parse_request(body, config.model_id, config.max_tokens)
+        loop = asyncio.get_running_loop()
+        streams_text = job.stream and not job.calls_tools and hasattr(engine, "stream_text")
+        worker.admit()
+        if streams_text:
+            queue: asyncio.Queue = asyncio.Queue()
+            put = lambda item: loop.call_soon_threadsafe(queue.put_nowait, item)  # noqa: E731
+            loop.run_in_executor(worker.pool, worker.stream, job, put)
+            first = await _next(queue, config.timeout, worker)  # errors before any byte: HTTP
+            return StreamingResponse(_text_events(job, first, queue, config.timeout, worker),
+                                     media_type="text/event-stream")  # fmt: skip
+        future = loop.run_in_executor(worker.pool, worker.generate, job)
+        try:
+            completion = await asyncio.wait_for(asyncio.shield(future), config.timeout)
+        except asyncio.TimeoutError:
+            worker.timed_out += 1
+            raise RequestError(f"no answer within {config.timeout:g} s", None, "timeout",
+                               504) from None  # fmt: skip
+        if completion.error:
+            raise RequestError(f"the engine failed: {completion.error}", None, "engine_error",
+                               500)  # fmt: skip
+        response = chat_response(job, completion.text, completion.finish_reason,
+                                 _usage(completion))  # fmt: skip
+        if not job.stream:
+            return response
+        return StreamingResponse(_whole_events(job, response), media_type="text/event-stream")
+
+    return app
+
+
+async def _next(queue: asyncio.Queue, timeout: float, worker: Worker) -> Any:
+    try:
+        item = await asyncio.wait_for(queue.get(), timeout)
+    except asyncio.TimeoutError:
+        worker.timed_out += 1
+        raise RequestError(f"no answer within {timeout:g} s", None, "timeout", 504) from None
+    if isinstance(item, RequestError):
+        raise item
+    if isinstance(item, Exception):
+        raise RequestError(f"the engine failed: {item}", None, "engine_error", 500)
+    return item
+
+
+async def _text_events(job: ChatJob, first: Any, queue: asyncio.Queue, timeout: float,
+                       worker: Worker) -> AsyncIterator[str]:  # fmt: skip
+    """Server-sent events of a plain-text answer, a chunk per generated piece."""
+    cid = f"chatcmpl-{uuid.uuid4().hex[:24]}"
+    yield _sse(chunk(job, cid, {"role": "assistant", "content": ""}))
+    item, n = first, 0
+    while item is not DONE:
+        n += 1
+        yield _sse(chunk(job, cid, {"content": item}))
+        try:
+            item = await _next(queue, timeout, worker)
+        except RequestError as exc:  # headers are sent: report in the stream, then stop
+            yield _sse(exc.body())
+            return
+    yield _sse(chunk(job, cid, {}, "stop"))
+    yield "data: [DONE]\n\n"
+
+
+async def _whole_events(job: ChatJob, response: dict[str, Any]) -> AsyncIterator[str]:
+    """Server-sent events of a finished answer (a call list streams as one delta)."""
+    cid, choice = response["id"], response["choices"][0]
+    message = choice["message"]
+    yield _sse(chunk(job, cid, {"role": "assistant", "content": ""}))
+    if message.get("tool_calls"):
+        calls = [{"index": i, **c} for i, c in enumerate(message["tool_calls"])]
+        yield _sse(chunk(job, cid, {"tool_calls": calls}))
+    elif message.get("content"):
+        yield _sse(chunk(job, cid, {"content": message["content"]}))
+    yield _sse(chunk(job, cid, {}, choice["finish_reason"]))
+    if job.include_usage:
+        yield _sse(chunk(job, cid, {}, usage=response["usage"]))
+    yield "data: [DONE]\n\n"
+
+
+def serve(engine: Any, config: ServerConfig, host: str = "127.0.0.1", port: int = 8000,
+          log_level: str = "info") -> None:  # fmt: skip
+    """Run the server until interrupted."""
+    import uvicorn
+
+    uvicorn.run(create_app(engine, config), host=host, port=port, log_level=log_level)
+
+
+class BackgroundServer:
+    """The app on 127.0.0.1 in a thread (tests, benchmarks): `with BackgroundServer(...) as s:
+    s.url`."""
+
+    def __init__(self, engine: Any, config: ServerConfig | None = None, port: int = 0):
+        import uvicorn
+
+        self.app = create_app(engine, config)
+        self.server = uvicorn.Server(uvicorn.Config(self.app, host="127.0.0.1", port=port,
+                                                    log_level="warning"))  # fmt: skip
+        self.thread = threading.Thread(target=self.server.run, daemon=True)
+
+    @property
+    def url(self) -> str:
+        sock = self.server.servers[0].sockets[0]
+        return f"http://127.0.0.1:{sock.getsockname()[1]}/v1"
+
+    def __enter__(self) -> BackgroundServer:
+        self.thread.start()
+        deadline = time.time() + 30
+        while not self.server.started:
+            if time.time() > deadline or not self.thread.is_alive():
+                raise RuntimeError("the server did not start")
+            time.sleep(0.02)
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.server.should_exit = True
+        self.thread.join(timeout=10)

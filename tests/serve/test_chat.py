@@ -1,0 +1,113 @@
+"""OpenAI chat requests -> prompts and grammars, and model text -> OpenAI messages (no model)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from toollearn.serve.chat import RequestError, chat_response, parse_request
+
+WEATHER = {"type": "function", "function": {
+    "name": "get_weather", "description": "Weather for a city",
+    "parameters": {"type": "object", "properties": {"city": {"type": "string"}},
+                   "required": ["city"]}}}  # fmt: skip
+TIME = {"type": "function", "function": {"name": "get_time", "parameters": {"type": "object",
+        "properties": {"zone": {"type": "string"}}}}}  # fmt: skip
+
+
+def body(**kw):
+    return {"model": "m", "messages": [{"role": "user", "content": "Weather in Paris?"}], **kw}
+
+
+def test_auto_shows_the_tools_and_admits_calls_or_a_reply():
+    job = parse_request(body(tools=[WEATHER, TIME]), "m", 512)
+    assert job.messages[0].role == "system" and "get_weather" in job.messages[0].content
+    assert job.constraint is not None and "get_time" in job.constraint.grammar
+    assert '"[]"' in job.constraint.grammar  # the no-call branch
+
+
+def test_required_and_named_choice_remove_the_no_call_branch():
+    required = parse_request(body(tools=[WEATHER, TIME], tool_choice="required"), "m", 512)
+    assert '"[]"' not in required.constraint.grammar
+    named = parse_request(body(tools=[WEATHER, TIME], tool_choice={
+        "type": "function", "function": {"name": "get_time"}}), "m", 512)  # fmt: skip
+    assert "get_time" in named.constraint.grammar and "get_weather" not in named.constraint.grammar
+    assert "get_weather" in named.messages[0].content  # all tools still shown
+
+
+def test_none_and_no_tools_are_plain_chat():
+    for job in (parse_request(body(tools=[WEATHER], tool_choice="none"), "m", 512),
+                parse_request(body(), "m", 512)):  # fmt: skip
+        assert job.constraint is None and not job.calls_tools
+        assert [m.role for m in job.messages] == ["user"]
+
+
+def test_history_renders_calls_and_results_in_the_trained_format():
+    messages = [
+        {"role": "system", "content": "Be brief."},
+        {"role": "user", "content": "Weather in Paris?"},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {
+                    "id": "c1",
+                    "type": "function",
+                    "function": {"name": "get_weather", "arguments": '{"city": "Paris"}'},
+                }
+            ],
+        },  # fmt: skip
+        {"role": "tool", "tool_call_id": "c1", "content": "18 C, sunny"},
+    ]
+    job = parse_request({"messages": messages, "tools": [WEATHER]}, "m", 512)
+    roles = [m.role for m in job.messages]
+    assert roles == ["system", "user", "assistant", "tool"]
+    assert job.messages[0].content.endswith("Be brief.")
+    assert job.messages[2].content == '[{"name": "get_weather", "arguments": {"city": "Paris"}}]'
+    assert json.loads(job.messages[3].content) == {"name": "get_weather", "content": "18 C, sunny"}
+
+
+@pytest.mark.parametrize(
+    ("request_body", "param", "code"),
+    [(body(tool_choice={"type": "function", "function": {"name": "nope"}}, tools=[WEATHER]),
+      "tool_choice", "unknown_tool"),
+     (body(tools=[{"type": "function", "function": {"name": "x", "parameters": {
+         "type": "array"}}}]), "tools[0]", "invalid_tool_schema"),
+     (body(tools=[WEATHER, WEATHER]), "tools", "invalid_request"),
+     (body(tool_choice="required"), "tool_choice", "invalid_request"),
+     (body(tool_choice="sometimes", tools=[WEATHER]), "tool_choice", "invalid_request"),
+     ({"messages": []}, "messages", "invalid_request"),
+     ({"messages": [{"role": "robot", "content": "x"}]}, "messages[0]", "invalid_request"),
+     ({"messages": [{"role": "user", "content": [{"type": "image_url"}]}]},
+      "messages[0].content[0]", "invalid_request"),
+     ({"messages": [{"role": "user", "content": "x"}, {"role": "tool", "tool_call_id": "z",
+       "content": "r"}]}, "messages[1].tool_call_id", "invalid_request"),
+     (body(temperature=5), "temperature", "invalid_request"),
+     (body(max_tokens=100000), "max_tokens", "invalid_request"),
+     (body(n=3), "n", "invalid_request"),
+     (body(model="gpt-4"), "model", "model_not_found")],
+)  # fmt: skip
+def test_bad_requests_name_the_parameter(request_body, param, code):
+    with pytest.raises(RequestError) as info:
+        parse_request(request_body, "m", 512)
+    assert info.value.param == param and info.value.code == code
+    assert info.value.body()["error"]["message"]
+
+
+def test_answers_become_tool_calls_or_content():
+    job = parse_request(body(tools=[WEATHER]), "m", 512)
+    usage = {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}
+    out = chat_response(job, '[{"name": "get_weather", "arguments": {"city": "Paris"}}]',
+                        "stop", usage)  # fmt: skip
+    choice = out["choices"][0]
+    assert choice["finish_reason"] == "tool_calls" and choice["message"]["content"] is None
+    (call,) = choice["message"]["tool_calls"]
+    assert call["function"] == {"name": "get_weather", "arguments": '{"city": "Paris"}'}
+    declined = chat_response(job, "[]\nI can only tell the weather.", "stop", usage)
+    assert declined["choices"][0]["message"] == {
+        "role": "assistant",
+        "content": "I can only tell the weather.",
+    }
+    garbage = chat_response(job, "[{broken", "length", usage)["choices"][0]
+    assert garbage["message"]["content"] == "[{broken" and garbage["finish_reason"] == "length"

@@ -1,0 +1,203 @@
+"""`toollearn serve` through the official `openai` client on 127.0.0.1.
+
+The embedded model answers the tool call, the no-call answer, the stream and the tool-result
+turn; the queue and timeout tests use a slow scripted engine (logic around the model only).
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+
+import pytest
+
+openai = pytest.importorskip("openai")
+
+from toollearn.engines.base import Completion  # noqa: E402
+from toollearn.serve.app import BackgroundServer, ServerConfig  # noqa: E402
+
+WEATHER = {"type": "function", "function": {
+    "name": "get_weather", "description": "Get the current weather for a city",
+    "parameters": {"type": "object", "properties": {"city": {"type": "string"}},
+                   "required": ["city"]}}}  # fmt: skip
+TIME = {"type": "function", "function": {
+    "name": "get_time", "description": "Get the current time in a time zone",
+    "parameters": {"type": "object", "properties": {"zone": {"type": "string"}},
+                   "required": ["zone"]}}}  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def served():
+    from toollearn.engines.llama import LlamaEngine
+
+    engine = LlamaEngine(n_threads=2)
+    with BackgroundServer(engine, ServerConfig(model_id="smollm2-135m", max_tokens=512)) as s:
+        yield s, openai.OpenAI(base_url=s.url, api_key="none", max_retries=0)
+
+
+def ask(client, content, **kw):
+    return client.chat.completions.create(
+        model="smollm2-135m", messages=[{"role": "user", "content": content}], **kw
+    )
+
+
+@pytest.mark.model
+def test_models_lists_the_served_model(served):
+    _, client = served
+    assert [m.id for m in client.models.list().data] == ["smollm2-135m"]
+
+
+@pytest.mark.model
+def test_a_required_tool_call_names_a_listed_tool_with_typed_arguments(served):
+    _, client = served
+    out = ask(client, "What is the weather in Paris?", tools=[WEATHER, TIME],
+              tool_choice="required", max_tokens=64)  # fmt: skip
+    choice = out.choices[0]
+    assert choice.finish_reason == "tool_calls" and choice.message.tool_calls
+    for call in choice.message.tool_calls:
+        assert call.function.name in ("get_weather", "get_time")
+        args = json.loads(call.function.arguments)
+        assert isinstance(args, dict) and all(isinstance(v, str) for v in args.values())
+    named = ask(client, "What is the weather in Paris?", tools=[WEATHER, TIME], max_tokens=64,
+                tool_choice={"type": "function", "function": {"name": "get_time"}})  # fmt: skip
+    assert {c.function.name for c in named.choices[0].message.tool_calls} == {"get_time"}
+
+
+@pytest.mark.model
+def test_tool_choice_none_and_no_tools_answer_in_text(served):
+    _, client = served
+    for kw in ({"tools": [WEATHER], "tool_choice": "none"}, {}):
+        out = ask(client, "Say hello in one word.", max_tokens=16, **kw)
+        msg = out.choices[0].message
+        assert msg.tool_calls is None and msg.content and out.usage.completion_tokens > 0
+
+
+@pytest.mark.model
+def test_streaming_sends_the_text_in_pieces_then_stop(served):
+    _, client = served
+    stream = ask(client, "Count from one to ten in words.", max_tokens=40, stream=True)
+    pieces, finish = [], None
+    for part in stream:
+        if part.choices and part.choices[0].delta.content:
+            pieces.append(part.choices[0].delta.content)
+        if part.choices and part.choices[0].finish_reason:
+            finish = part.choices[0].finish_reason
+    assert len(pieces) > 3 and finish == "stop"
+    whole = ask(client, "Count from one to ten in words.", max_tokens=40)
+    assert "".join(pieces) == whole.choices[0].message.content  # greedy: the same text
+
+
+@pytest.mark.model
+def test_a_streamed_tool_call_arrives_as_a_tool_calls_delta(served):
+    _, client = served
+    stream = ask(client, "Weather in Rome?", tools=[WEATHER], tool_choice="required",
+                 max_tokens=64, stream=True)  # fmt: skip
+    calls, finish = [], None
+    for part in stream:
+        if part.choices and part.choices[0].delta.tool_calls:
+            calls += part.choices[0].delta.tool_calls
+        if part.choices and part.choices[0].finish_reason:
+            finish = part.choices[0].finish_reason
+    assert finish == "tool_calls" and calls[0].function.name == "get_weather"
+
+
+@pytest.mark.model
+def test_a_tool_result_turn_is_read(served):
+    _, client = served
+    messages = [
+        {"role": "user", "content": "What is the weather in Paris?"},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {
+                    "id": "call_1",
+                    "type": "function",
+                    "function": {"name": "get_weather", "arguments": '{"city": "Paris"}'},
+                }
+            ],
+        },  # fmt: skip
+        {"role": "tool", "tool_call_id": "call_1", "content": "18 degrees and sunny"},
+    ]
+    out = client.chat.completions.create(model="smollm2-135m", messages=messages,
+                                         tools=[WEATHER], max_tokens=48)  # fmt: skip
+    assert out.choices[0].finish_reason in ("stop", "tool_calls", "length")
+    assert out.usage.prompt_tokens > 60  # tools, query, call list and result were all read
+
+
+@pytest.mark.model
+@pytest.mark.parametrize(
+    ("kw", "code"),
+    [({"tools": [WEATHER], "tool_choice": {"type": "function", "function": {"name": "nope"}}},
+      "unknown_tool"),
+     ({"tools": [{"type": "function", "function": {"name": "bad",
+                                                    "parameters": {"type": "array"}}}]},
+      "invalid_tool_schema"),
+     ({"tool_choice": "required"}, "invalid_request"),
+     ({"max_tokens": 100000}, "invalid_request")],
+)  # fmt: skip
+def test_bad_requests_get_a_clear_400(served, kw, code):
+    _, client = served
+    with pytest.raises(openai.BadRequestError) as info:
+        ask(client, "hi", **kw)
+    assert info.value.status_code == 400 and info.value.body["code"] == code
+
+
+@pytest.mark.model
+def test_a_prompt_longer_than_the_context_is_a_400(served):
+    _, client = served
+    with pytest.raises(openai.BadRequestError) as info:
+        ask(client, "word " * 5000, max_tokens=16)
+    assert info.value.body["code"] == "context_length_exceeded"
+    assert ask(client, "Say hi.", max_tokens=4).choices[0].message.content is not None
+
+
+class SlowEngine:
+    """A scripted engine that takes `delay` seconds per answer."""
+
+    name, supports_constraints = "slow", True
+
+    def __init__(self, delay: float):
+        self.delay = delay
+
+    def complete(self, prompts, **kw):
+        time.sleep(self.delay)
+        return [Completion("[]\nfine", prompt_tokens=3, completion_tokens=2) for _ in prompts]
+
+
+def test_a_full_queue_gets_503_and_the_server_keeps_answering():
+    config = ServerConfig(model_id="slow", max_queue=2, timeout=30)
+    with BackgroundServer(SlowEngine(0.5), config) as s:
+        client = openai.OpenAI(base_url=s.url, api_key="none", max_retries=0)
+        results: list[object] = []
+
+        def one():
+            try:
+                results.append(client.chat.completions.create(
+                    model="slow", messages=[{"role": "user", "content": "x"}]))  # fmt: skip
+            except openai.APIStatusError as exc:
+                results.append(exc.status_code)
+
+        threads = [threading.Thread(target=one) for _ in range(6)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert results.count(503) >= 1 and len(results) == 6
+        ok = [r for r in results if r != 503]
+        assert ok and all(r.choices[0].message.content == "[]\nfine" for r in ok)
+        after = client.chat.completions.create(
+            model="slow", messages=[{"role": "user", "content": "x"}]
+        )
+        assert after.choices[0].message.content == "[]\nfine"
+
+
+def test_a_slow_answer_gets_504():
+    with BackgroundServer(SlowEngine(1.5), ServerConfig(model_id="slow", timeout=0.3)) as s:
+        client = openai.OpenAI(base_url=s.url, api_key="none", max_retries=0)
+        with pytest.raises(openai.APIStatusError) as info:
+            client.chat.completions.create(
+                model="slow", messages=[{"role": "user", "content": "x"}]
+            )
+        assert info.value.status_code == 504 and info.value.body["code"] == "timeout"
