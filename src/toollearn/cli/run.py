@@ -43,6 +43,9 @@ def register(subparsers: Any) -> None:
     src = p.add_mutually_exclusive_group()
     src.add_argument("--tools", default=None, help="a tool file (simulated execution)")
     src.add_argument("--module", default=None, help="import MODULE and use its @tool functions")
+    src.add_argument("--mcp", default=None, metavar="SERVER",
+                     help="the tools of an MCP server, called through it: a command line "
+                     "(stdio, e.g. \"python my_server.py\") or an http(s):// URL")  # fmt: skip
     p.add_argument(
         "--tools-format",
         default="auto",
@@ -70,6 +73,10 @@ def build_env(args: argparse.Namespace) -> Any:
         return Environment.simulated(
             read_tools(args.tools, args.tools_format), timeout=args.timeout
         )
+    if getattr(args, "mcp", None):
+        from toollearn.envs.mcp_client import MCPTools
+
+        return Environment(timeout=args.timeout).add_mcp(MCPTools(args.mcp))
     if args.module:
         module = importlib.import_module(args.module)
         fns = [v for v in vars(module).values() if callable(v) and hasattr(v, "tool")]
@@ -129,7 +136,10 @@ def run(args: argparse.Namespace) -> int:
         tools = [env.get(n) for n in wanted]
     if args.agent == "deer" and len(tools) > 5 and not args.only:
         tools = None  # the agent retrieves its pool
-    trace = build_agent(args, env).run(args.query, tools)
+    try:
+        trace = build_agent(args, env).run(args.query, tools)
+    finally:
+        env.close()
     print(json.dumps(trace.to_dict(), indent=1, ensure_ascii=False) if args.json
           else format_trace(trace))  # fmt: skip
     return 0

@@ -71,6 +71,7 @@ class Environment:
         self._handlers: dict[str, _Handler] = {}
         self._app_factories: list[Callable[[], Any]] = []
         self._apps: list[Any] = []
+        self._connections: list[Any] = []
 
     # -- building ---------------------------------------------------------------------
     def _add(self, handler: _Handler) -> None:
@@ -100,6 +101,19 @@ class Environment:
         self._app_factories.append(factory)
         self._apps.append(probe)
         return self
+
+    def add_mcp(self, server: Any) -> Environment:
+        """Add every tool of an `envs.mcp_client.MCPTools` connection, executed through it."""
+        for t in server.tools():
+            self._add(_Handler(t, "function", fn=server.caller(t.name)))
+        self._connections.append(server)
+        return self
+
+    def close(self) -> None:
+        """Close the connections the tools run through (MCP servers)."""
+        for connection in self._connections:
+            connection.close()
+        self._connections.clear()
 
     @classmethod
     def from_functions(cls, fns: Sequence[Callable[..., Any]], **options: Any) -> Environment:
