@@ -40,6 +40,9 @@ def register(subparsers: Any) -> None:
                    help="seconds before a request gets a 504 (default 120)")  # fmt: skip
     p.add_argument("--max-tokens", type=int, default=1024,
                    help="the largest max_tokens a request may ask for")  # fmt: skip
+    p.add_argument("--docs", choices=("json", "compact"), default="json",
+                   help="how prompts list the tools: as the model was trained (an adapter from "
+                   "`toollearn tune --docs compact` needs compact)")  # fmt: skip
     p.set_defaults(func=run_serve)
 
 
@@ -71,7 +74,7 @@ def run_serve(args: argparse.Namespace) -> int:
     engine = load_engine_spec(spec, args.threads, **llama_flags(args))
     config = ServerConfig(model_id=args.model_id or default_model_id(args.model, args.adapter),
                           max_queue=args.max_queue, timeout=args.timeout,
-                          max_tokens=args.max_tokens)  # fmt: skip
+                          max_tokens=args.max_tokens, docs=args.docs)  # fmt: skip
     print(f"serving {config.model_id} ({getattr(engine, 'name', spec)}) on "
           f"http://{args.host}:{args.port}/v1", flush=True)  # fmt: skip
     serve(engine, config, args.host, args.port)

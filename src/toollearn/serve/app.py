@@ -39,6 +39,7 @@ class ServerConfig:
     max_queue: int = 8
     timeout: float = 120.0
     max_tokens: int = 1024
+    docs: str = "json"  # tool listing style of the prompts: json | compact
 
 
 class Worker:
@@ -142,7 +143,7 @@ def create_app(engine: Any, config: ServerConfig | None = None) -> FastAPI:
             body = await request.json()
         except (json.JSONDecodeError, UnicodeDecodeError):
             raise RequestError("the request body is not valid JSON") from None
-        job = parse_request(body, config.model_id, config.max_tokens)
+        job = parse_request(body, config.model_id, config.max_tokens, config.docs)
         loop = asyncio.get_running_loop()
         streams_text = job.stream and not job.calls_tools and hasattr(engine, "stream_text")
         worker.admit()

@@ -194,8 +194,9 @@ def _number(body: dict[str, Any], key: str, default: float, lo: float, hi: float
     return value
 
 
-def parse_request(body: Any, model_id: str, max_tokens_cap: int) -> ChatJob:
-    """A ChatJob from a chat completions body; RequestError on anything invalid."""
+def parse_request(body: Any, model_id: str, max_tokens_cap: int, docs: str = "json") -> ChatJob:
+    """A ChatJob from a chat completions body; RequestError on anything invalid. `docs`: how
+    the system message lists the tools (as the served model was trained)."""
     if not isinstance(body, dict):
         raise RequestError("the request body must be a JSON object")
     if body.get("n", 1) != 1:
@@ -207,7 +208,7 @@ def parse_request(body: Any, model_id: str, max_tokens_cap: int) -> ChatJob:
     all_tools = parse_tools(body.get("tools"))
     shown, constraint = grammar_for(body.get("tool_choice"), all_tools)
     messages, system = conversation(body.get("messages"), shown)
-    head = [Message("system", tool_calls.system_prompt(shown))] if shown else []
+    head = [Message("system", tool_calls.system_prompt(shown, docs))] if shown else []
     if system:
         head = [Message("system", "\n\n".join([*(m.content for m in head), system]))]
     limit = body.get("max_completion_tokens", body.get("max_tokens"))

@@ -23,7 +23,8 @@ class TrainConfig:
     `weight` / total weight x `samples` samples (without replacement while it has them).
     datagen: the `toollearn datagen ...` commands that make the datasets; `toollearn train`
     runs each whose `--out` folder has no data.jsonl yet (a recipe works from a fresh clone).
-    Training stops at `epochs` or at `max_tokens_seen` tokens, whichever comes first.
+    Training stops at `epochs`, at `max_tokens_seen` tokens or after `max_minutes` of
+    training (resumed runs count their earlier time), whichever comes first.
     `base_adapter` merges a PEFT adapter folder into the base before training (GLPFT stage 2
     starts from the stage-1 weights).
     """
@@ -43,6 +44,7 @@ class TrainConfig:
     base_adapter: str | None = None
     epochs: float = 1.0
     max_tokens_seen: int | None = None
+    max_minutes: float | None = None  # wall-clock budget: training stops (and saves) at it
     learning_rate: float = 2e-4
     lr_scheduler: str = "cosine"
     warmup_ratio: float = 0.03

@@ -44,3 +44,25 @@ class ProgressLog(TrainerCallback):
         if eta is not None:
             parts.append(f"eta {eta / 60:.1f} min")
         print("  ".join(parts), file=sys.stderr, flush=True)
+
+
+class TimeBudget(TrainerCallback):
+    """Stops training (saving a checkpoint) once `minutes` of training time are spent; the
+    time spent is kept in `ledger`, a file in the run folder, so a resumed run counts its
+    earlier time."""
+
+    def __init__(self, minutes: float, ledger: Path):
+        self.limit, self.ledger = minutes * 60, ledger
+        self.spent = float(ledger.read_text()) if ledger.is_file() else 0.0
+        self.t0 = time.time()
+        self.stopped = False
+
+    def elapsed(self) -> float:
+        return self.spent + time.time() - self.t0
+
+    def on_step_end(self, args: Any, state: Any, control: Any, **kw: Any) -> None:
+        self.ledger.write_text(f"{self.elapsed():.1f}")
+        if self.elapsed() >= self.limit:
+            control.should_training_stop = True
+            control.should_save = True
+            self.stopped = True

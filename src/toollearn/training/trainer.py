@@ -116,6 +116,12 @@ def train(config: TrainConfig, callbacks: Sequence[Any] = ()) -> Path:
     rows, eval_rows = encoder.encode_all(mix.train), encoder.encode_all(mix.eval)
     mean_tokens = sum(len(r["input_ids"]) for r in rows) / max(1, len(rows))
     steps = planned_steps(len(rows), mean_tokens, config)
+    budget = None
+    if config.max_minutes:
+        from toollearn.training.progress import TimeBudget
+
+        budget = TimeBudget(config.max_minutes, run / "time_spent.txt")
+        callbacks = [*callbacks, budget]
     trainer = build_trainer(config, model, tok, rows, eval_rows, run, steps, callbacks)
     resume = config.resume and any((run / "checkpoints").glob("checkpoint-*"))
     trainer.train(resume_from_checkpoint=True if resume else None)
@@ -133,6 +139,8 @@ def train(config: TrainConfig, callbacks: Sequence[Any] = ()) -> Path:
         "tokens_seen": int(trainer.state.num_input_tokens_seen),
         "wall_seconds": round(time.time() - t0, 1),
         "resumed": bool(resume),
+        "planned_steps": steps,
+        "stopped_by_time_budget": bool(budget and budget.stopped),
         "precision": "bf16 autocast" if trainer.args.bf16 else "fp32",
         "final_loss": _last(history, "loss"),
         "final_eval_loss": _last(history, "eval_loss"),
@@ -212,7 +220,8 @@ def plot_losses(history: list[dict[str, Any]], path: Path) -> None:
         ax.plot(*zip(*evals), "o-", label="validation loss")
     ax.set_xlabel("step")
     ax.set_ylabel("loss (model-written tokens)")
-    ax.legend()
+    if train or evals:
+        ax.legend()
     fig.tight_layout()
     fig.savefig(path, dpi=100)
     plt.close(fig)

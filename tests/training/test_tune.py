@@ -1,0 +1,76 @@
+"""`toollearn tune` end to end on a tool file written here (not from any dataset), and the
+held-out call-list scoring it reports."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from toollearn.evaluation.tool_calls import score_turn, summarize
+
+TARGET = '[{"name": "set_alarm", "arguments": {"time": "07:00", "days": ["mon", "tue"]}}]'
+
+
+def test_turn_scoring_counts_decisions_calls_and_typed_arguments():
+    exact = score_turn(TARGET, TARGET)
+    assert exact["exact"] == 1 and exact["args_correct"] == 2
+    wrong_arg = score_turn(TARGET.replace("07:00", "7:00"), TARGET)
+    assert wrong_arg["exact"] == 0 and wrong_arg["tools_correct"] == 1
+    assert wrong_arg["args_correct"] == 1
+    declined = score_turn("[]\nI cannot do that.", TARGET)
+    assert declined["decision"] == 0 and declined["tools_pred"] == 0
+    assert score_turn("[]\nNo.", "[]\nSorry, no tool for that.")["exact"] == 1
+    garbage = score_turn('[{"name": ', TARGET)
+    assert garbage["format_ok"] == 0 and garbage["exact"] == 0
+    s = summarize([exact, wrong_arg, declined, garbage])
+    assert s["n"] == 4 and s["exact"] == 25.0 and s["format"] == 75.0
+    assert s["tool_f1"] == round(100 * 2 * (2 / 2) * (2 / 4) / (1 + 2 / 4), 1)
+
+
+TOOLS = [
+    {"type": "function", "function": {
+        "name": "set_alarm", "description": "Set an alarm at a time on some days",
+        "parameters": {"type": "object", "properties": {
+            "time": {"type": "string", "description": "HH:MM, 24-hour clock"},
+            "label": {"type": "string", "description": "what the alarm is for"}},
+            "required": ["time"]}}},
+    {"type": "function", "function": {
+        "name": "play_music", "description": "Play music by an artist or of a genre",
+        "parameters": {"type": "object", "properties": {
+            "artist": {"type": "string"},
+            "genre": {"type": "string", "enum": ["jazz", "rock", "classical", "pop"]},
+            "volume": {"type": "integer", "description": "0 to 10"}}, "required": []}}},
+    {"type": "function", "function": {
+        "name": "add_grocery", "description": "Add an item to the grocery list",
+        "parameters": {"type": "object", "properties": {
+            "item": {"type": "string"}, "quantity": {"type": "integer"}},
+            "required": ["item"]}}},
+]  # fmt: skip
+
+
+@pytest.mark.model
+@pytest.mark.slow
+def test_tune_generates_trains_within_budget_exports_and_evaluates(tmp_path, capsys):
+    pytest.importorskip("trl")
+    from toollearn.cli.main import main
+
+    tools = tmp_path / "my_tools.json"
+    tools.write_text(json.dumps(TOOLS))
+    out = tmp_path / "my-model"
+    assert main(["tune", "--tools", str(tools), "--out", str(out), "-n", "60", "--test", "8",
+                 "--minutes", "0.5", "--threads", "2", "--docs", "compact"]) == 0  # fmt: skip
+    report = json.loads((out / "eval.json").read_text())
+    assert set(report["scores"]) == {"base", "tuned"} and report["test_turns"] > 0
+    for s in report["scores"].values():
+        assert 0 <= s["exact"] <= 100 and s["n"] == report["test_turns"]
+    info = json.loads((out / "train" / "train.json").read_text())
+    assert info["stopped_by_time_budget"] or info["steps"] == info["planned_steps"]
+    assert info["wall_seconds"] < 240  # the budget held (model loading included)
+    test_queries = set((out / "test_queries.txt").read_text().splitlines())
+    train_queries = {json.loads(line)["metadata"]["query"]
+                     for line in (out / "data-train" / "data.jsonl").open()}  # fmt: skip
+    assert test_queries and not test_queries & train_queries  # held out
+    assert (out / "adapter.gguf").stat().st_size > 1000
+    printed = capsys.readouterr().out
+    assert "toollearn serve --adapter" in printed and "--docs compact" in printed
