@@ -74,3 +74,13 @@ def test_tune_generates_trains_within_budget_exports_and_evaluates(tmp_path, cap
     assert (out / "adapter.gguf").stat().st_size > 1000
     printed = capsys.readouterr().out
     assert "toollearn serve --adapter" in printed and "--docs compact" in printed
+
+
+def test_the_committed_tune_run_rescores_to_its_eval_json():
+    from pathlib import Path
+
+    run = Path(__file__).parents[2] / "results" / "tune-travel"
+    report = json.loads((run / "eval.json").read_text())
+    for name, stored in report["scores"].items():
+        rows = [json.loads(line) for line in (run / f"eval-{name}.jsonl").open()]
+        assert summarize(rows) == stored

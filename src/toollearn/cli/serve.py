@@ -21,7 +21,8 @@ def register(subparsers: Any) -> None:
                               formatter_class=argparse.RawDescriptionHelpFormatter)  # fmt: skip
     add_engine_args(p)
     p.add_argument("--model", default="base",
-                   help="base (the embedded model), or a GGUF file (default base)")  # fmt: skip
+                   help="base (the embedded model), tuned (the embedded model with the tuned "
+                   "adapter shipped in the package), or a GGUF file (default base)")  # fmt: skip
     p.add_argument("--adapter", default=None, help="a GGUF LoRA adapter to apply")
     p.add_argument(
         "--model-id",
@@ -46,8 +47,20 @@ def register(subparsers: Any) -> None:
     p.set_defaults(func=run_serve)
 
 
+TUNED_ADAPTER = Path(__file__).resolve().parents[1] / "models" / "tools-135m.gguf"
+
+
 def engine_spec(model: str, adapter: str | None) -> str:
     """The engine spec of --model and --adapter."""
+    if model == "tuned":
+        if not TUNED_ADAPTER.is_file():
+            raise DataError(
+                "this version of toollearn ships no tuned adapter yet; serve the "
+                "base model or pass --adapter FILE.gguf (e.g. from toollearn tune)"
+            )
+        if adapter:
+            raise DataError("--model tuned already names its adapter; drop --adapter")
+        return f"llama@{TUNED_ADAPTER}"
     if model == "base":
         spec = "llama"
     else:

@@ -90,10 +90,12 @@ def run_tune(args: argparse.Namespace) -> int:
     t2 = time.time()
     adapter = export_lora_gguf(run / "adapter", out / "adapter.gguf")
     options = {"n_threads": args.threads} if args.threads else {}
-    scores = {}
+    scores, engines = {}, {}
     for name, spec in (("base", "llama"), ("tuned", f"llama@{adapter}")):
-        summary, records = evaluate(load_engine(spec, **options), test)
+        engine = load_engine(spec, **options)
+        summary, records = evaluate(engine, test)
         scores[name] = summary
+        engines[name] = {"spec": spec, **engine.describe()}
         with (out / f"eval-{name}.jsonl").open("w", encoding="utf-8") as fh:
             fh.writelines(json.dumps(r, ensure_ascii=False) + "\n" for r in records)
     info = json.loads((run / "train.json").read_text())
@@ -102,7 +104,9 @@ def run_tune(args: argparse.Namespace) -> int:
               "seconds": {"data": round(t1 - t0, 1), "training": round(t2 - t1, 1),
                           "evaluation": round(time.time() - t2, 1),
                           "total": round(time.time() - t0, 1)},
-              "adapter": str(adapter), "train_run": str(run)}  # fmt: skip
+              "adapter": str(adapter), "train_run": str(run), "engines": engines,
+              "decoding": {"greedy": True, "constrained": "tool-calls", "max_tokens": 256},
+              "docs": args.docs}  # fmt: skip
     (out / "eval.json").write_text(json.dumps(report, indent=2) + "\n")
     print(table(report))
     docs = " --docs compact" if args.docs == "compact" else ""

@@ -28,7 +28,7 @@ from typing import Any
 from toollearn.core.samples import TrainingSample
 from toollearn.core.types import Message, Tool, ToolCall
 from toollearn.datagen.dataset import Generated
-from toollearn.datagen.leakage import Exclusions, normalise
+from toollearn.datagen.leakage import Exclusions, QueryIndex
 from toollearn.datagen.phrasing import write_query
 from toollearn.datagen.seal import fill_arguments
 from toollearn.datagen.values import literal_text
@@ -201,7 +201,7 @@ def generate_mixture(
     out = Generated(config={"generator": "mixture", "n": n, "seed": seed, "mix": mix,
                             "p_mask": p_mask, "tools": len(pool), "source": source,
                             **({"docs": docs} if docs != "json" else {})})  # fmt: skip
-    held = {normalise(q) for q in (exclusions.queries if exclusions else ())}
+    held = QueryIndex(exclusions.queries if exclusions else ())
     kinds = list(mix)
     for i in range(n):
         rng = random.Random(f"mixture:{seed}:{i}")
@@ -214,8 +214,9 @@ def generate_mixture(
         else:
             continue
         query, shown, turns, gold = made
-        if normalise(query) in held:
-            out.reject("held-out query")
+        found = held.match(query)
+        if found:
+            out.reject(f"held-out query ({found[0]})")  # exact, or a near copy
             continue
         out.samples += _samples(
             query, shown, turns, gold, kind, rng.random() < p_mask, rng, i, docs
