@@ -201,3 +201,21 @@ def test_a_slow_answer_gets_504():
                 model="slow", messages=[{"role": "user", "content": "x"}]
             )
         assert info.value.status_code == 504 and info.value.body["code"] == "timeout"
+
+
+class BrokenEngine:
+    name, supports_constraints = "broken", True
+
+    def complete(self, prompts, **kw):
+        raise RuntimeError("the model file vanished")
+
+
+def test_an_engine_that_raises_gets_a_500_naming_it_and_the_server_goes_on():
+    with BackgroundServer(BrokenEngine(), ServerConfig(model_id="broken")) as s:
+        client = openai.OpenAI(base_url=s.url, api_key="none", max_retries=0)
+        for _ in range(2):
+            with pytest.raises(openai.InternalServerError) as info:
+                client.chat.completions.create(
+                    model="broken", messages=[{"role": "user", "content": "x"}]
+                )
+            assert "the model file vanished" in info.value.body["message"]

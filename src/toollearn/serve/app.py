@@ -161,6 +161,10 @@ def create_app(engine: Any, config: ServerConfig | None = None) -> FastAPI:
             worker.timed_out += 1
             raise RequestError(f"no answer within {config.timeout:g} s", None, "timeout",
                                504) from None  # fmt: skip
+        except RequestError:
+            raise
+        except Exception as exc:  # the engine raised: a 500 naming it, the server goes on
+            raise RequestError(f"the engine failed: {exc}", None, "engine_error", 500) from None
         if completion.error:
             raise RequestError(f"the engine failed: {completion.error}", None, "engine_error",
                                500)  # fmt: skip
