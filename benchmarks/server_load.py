@@ -95,13 +95,18 @@ def run(args) -> dict:
 
 def markdown(result: dict) -> str:
     base = result["rows"][0]["p50_s"]
-    lines = ["| run | max queue | completed | 503 | other | p50 s | p95 s | p50 vs alone | "
-             "completed/s | next request |", "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
+    lines = [
+        "| run | max queue | completed | 503 | other | p50 s | p95 s | p50 vs alone | "
+        "completed/s | next request |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|",
+    ]
     for r in result["rows"]:
         ratio = f"{r['p50_s'] / base:.1f}x" if r["p50_s"] and base else ""
-        lines.append(f"| {r['run']} | {r['max_queue']} | {r['completed']} | {r['rejected_503']} "
-                     f"| {r['other']} | {r['p50_s']} | {r['p95_s']} | {ratio} | "
-                     f"{r['completed_per_s']} | {r['after']} ({r['after_s']} s) |")
+        lines.append(
+            f"| {r['run']} | {r['max_queue']} | {r['completed']} | {r['rejected_503']} "
+            f"| {r['other']} | {r['p50_s']} | {r['p95_s']} | {ratio} | "
+            f"{r['completed_per_s']} | {r['after']} ({r['after_s']} s) |"
+        )
     c = result["config"]
     lines += ["", f"{result['engine']}, {c['threads']} threads, tool call over 2 tools, max "
               f"{c['max_tokens']} new tokens, {result['date']}; `python benchmarks/server_load.py "
