@@ -1,11 +1,12 @@
-"""MCP: a real MCP server (written here with the official SDK) whose tools toollearn lists and
-calls, through `toollearn run --mcp`; and toollearn's own tools served over MCP."""
+"""MCP: a real MCP server (examples/mcp_shop_server.py, written with the official SDK) whose
+tools toollearn lists and calls, also through `toollearn run --mcp`; and toollearn's own tools
+served over MCP."""
 
 from __future__ import annotations
 
 import json
 import sys
-import textwrap
+from pathlib import Path
 
 import pytest
 
@@ -15,35 +16,12 @@ from toollearn.core.types import ErrorKind, ToolCall  # noqa: E402
 from toollearn.envs.environment import Environment  # noqa: E402
 from toollearn.envs.mcp_client import MCPError, MCPTools  # noqa: E402
 
-SERVER = textwrap.dedent('''
-    from mcp.server.mcpserver import MCPServer
-    from mcp.server.mcpserver.exceptions import ToolError
-
-    server = MCPServer("shop")
-
-    @server.tool()
-    def price_of(item: str, quantity: int = 1) -> dict:
-        """Price of an item in the shop, for a quantity."""
-        prices = {"apple": 0.5, "bread": 2.25}
-        if item not in prices:
-            raise ToolError(f"no such item: {item}")
-        return {"item": item, "total": prices[item] * quantity}
-
-    @server.tool()
-    def opening_hours(day: str) -> str:
-        """Opening hours of the shop on a day of the week."""
-        return "closed" if day.lower() == "sunday" else "9:00-18:00"
-
-    if __name__ == "__main__":
-        server.run()
-''')
+SERVER = Path(__file__).parents[2] / "examples" / "mcp_shop_server.py"  # a real MCP server
 
 
 @pytest.fixture()
-def server_cmd(tmp_path):
-    path = tmp_path / "shop_server.py"
-    path.write_text(SERVER)
-    return f"{sys.executable} {path}"
+def server_cmd():
+    return f"{sys.executable} {SERVER}"
 
 
 def test_tools_are_listed_and_called_through_the_server(server_cmd):

@@ -332,10 +332,7 @@ class LlamaEngine:
         for prompt in prompts:
             t0 = time.perf_counter()
             text = self.render(prompt)
-            if self.reader is not None:  # tokens as create_completion makes them
-                tokens = self.llm.tokenize(text.encode("utf-8"), special=True)
-                if len(tokens) < self.llm.n_ctx():
-                    self.reader.fill_llama(self.llm, tokens)
+            self._read_prompt(text)
             if gbnf is not None and temperature == 0 and self.fast_grammar:
                 out.append(self._fast(text, gbnf, max_tokens, stop, t0))
                 continue
@@ -363,6 +360,15 @@ class LlamaEngine:
             )
         return out
 
+    def _read_prompt(self, text: str) -> None:
+        """Have the prefill copy read the prompt and hand its KV cache to the decoding model,
+        so the library's generation starts at the last prompt token (no-op without one)."""
+        if self.reader is None:
+            return
+        tokens = self.llm.tokenize(text.encode("utf-8"), special=True)  # as the library does
+        if len(tokens) < self.llm.n_ctx():
+            self.reader.fill_llama(self.llm, tokens)
+
     def stream_text(
         self,
         prompt: Prompt,
@@ -376,10 +382,7 @@ class LlamaEngine:
         (what `toollearn serve` streams); the same settings as `complete_sequential`."""
         self._select()
         text = self.render(prompt)
-        if self.reader is not None:
-            tokens = self.llm.tokenize(text.encode("utf-8"), special=True)
-            if len(tokens) < self.llm.n_ctx():
-                self.reader.fill_llama(self.llm, tokens)
+        self._read_prompt(text)
         for part in self.llm.create_completion(
             text, max_tokens=max_tokens, stop=list(stop), temperature=temperature,
             top_k=0 if temperature > 0 else 1, top_p=top_p, min_p=0.0, repeat_penalty=1.0,
