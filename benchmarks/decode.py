@@ -7,7 +7,9 @@ prompts, with `engines.measure` (decode = (n - 1) / (full request - 1-token requ
 reuse between requests), and reports the median and the spread.
 
     python benchmarks/decode.py --prompts 6 --rounds 3 --threads 2
-Writes benchmarks/results/decode.json and decode.md.
+Writes benchmarks/results/decode.json and decode.md. With --tuned it compares the default engine
+on the base model against the same engine with the shipped tools-135m LoRA adapter (what a
+LoRA costs at decode time), into decode-tuned.json/.md.
 """
 
 from __future__ import annotations
@@ -40,11 +42,18 @@ def run(args) -> dict:
     quiet_openmp()
     examples = load_examples("sample/seal-tools-prompts/test_in_domain")
     examples = examples[:: max(1, len(examples) // args.prompts)][: args.prompts]
-    engines = {
-        "before (Q4_1 file, no flash attention)": LlamaEngine(
-            n_threads=args.threads, weights="file", flash_attn=False),
-        "default (f16 reads, Q4_1 file decodes)": LlamaEngine(n_threads=args.threads),
-    }  # fmt: skip
+    if args.tuned:
+        from toollearn.engines import load_engines
+
+        views = load_engines({"base": "base", "tuned": "tuned"}, n_threads=args.threads)
+        engines = {"default engine, base model": views["base"],
+                   "default engine + tools-135m adapter": views["tuned"]}  # fmt: skip
+    else:
+        engines = {
+            "before (Q4_1 file, no flash attention)": LlamaEngine(
+                n_threads=args.threads, weights="file", flash_attn=False),
+            "default (f16 reads, Q4_1 file decodes)": LlamaEngine(n_threads=args.threads),
+        }  # fmt: skip
     rows = {name: [] for name in engines}
     for _ in range(args.rounds):
         for ex in examples:
@@ -60,24 +69,24 @@ def run(args) -> dict:
                     "decode_median": round(statistics.median(dec), 1),
                     "decode_q1": round(dec[len(dec) // 4], 1),
                     "decode_q3": round(dec[3 * len(dec) // 4], 1),
-                    "vs_before": round(statistics.median(dec) / base, 2),
+                    "vs_first": round(statistics.median(dec) / base, 2),
                     "prompt_median": round(prompt, 1)})  # fmt: skip
     return {"rows": out, "config": vars(args), "platform": platform.platform(),
             "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}  # fmt: skip
 
 
 def markdown(result: dict) -> str:
-    lines = ["| engine | measures | decode tok/s (median) | quartiles | vs before | prompt tok/s |",
+    lines = ["| engine | measures | decode tok/s (median) | quartiles | vs first | prompt tok/s |",
              "|---|---:|---:|---|---:|---:|"]  # fmt: skip
     for r in result["rows"]:
         lines.append(f"| {r['engine']} | {r['measures']} | {r['decode_median']} | "
-                     f"{r['decode_q1']} to {r['decode_q3']} | {r['vs_before']:.2f}x | "
+                     f"{r['decode_q1']} to {r['decode_q3']} | {r['vs_first']:.2f}x | "
                      f"{r['prompt_median']} |")  # fmt: skip
     c = result["config"]
     lines += ["", f"{c['prompts']} Seal-Tools prompts x {c['rounds']} rounds, max "
               f"{c['max_tokens']} new tokens, {c['threads']} threads, {result['date']}; "
               f"`python benchmarks/decode.py --prompts {c['prompts']} --rounds {c['rounds']} "
-              f"--threads {c['threads']}`"]  # fmt: skip
+              f"--threads {c['threads']}{' --tuned' if c['tuned'] else ''}`"]  # fmt: skip
     return "\n".join(lines) + "\n"
 
 
@@ -87,10 +96,12 @@ def main() -> None:
     p.add_argument("--rounds", type=int, default=3)
     p.add_argument("--max-tokens", type=int, default=128)
     p.add_argument("--threads", type=int, default=2)
+    p.add_argument("--tuned", action="store_true", help="base vs the shipped tuned adapter")
     p.add_argument("--out", default=str(RESULTS))
     args = p.parse_args()
     result = run(args)
-    write_results(args.out, "decode", result, markdown(result))
+    name = "decode-tuned" if args.tuned else "decode"
+    write_results(args.out, name, result, markdown(result))
 
 
 if __name__ == "__main__":

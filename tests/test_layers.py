@@ -7,7 +7,7 @@ import ast
 from pathlib import Path
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "toollearn"
-LAYERS = ["core", "formats", "data", "engines", "decoding", "retrieval", "envs", "apps",
+LAYERS = ["core", "models", "formats", "data", "engines", "decoding", "retrieval", "envs", "apps",
           "agents", "datagen", "training", "evaluation", "serve", "cli"]  # fmt: skip
 
 

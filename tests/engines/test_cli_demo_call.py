@@ -52,12 +52,21 @@ def test_call_in_the_seal_tools_format(tmp_path, capsys):
     assert out[0]["api"] == "getWeather" and isinstance(out[0]["parameters"]["city"], str)
 
 
-def test_demo_prints_queries_calls_and_both_scorers(capsys):
+def test_demo_shows_base_and_tuned_with_both_scorers(capsys):
     assert main(["demo", "-n", "1", "--max-tokens", "24", "--threads", "1"]) == 0
     out = capsys.readouterr().out
-    assert "gold" in out and "constrained :" in out
+    assert "tools-135m.gguf" in out.splitlines()[0]  # the shipped adapter, named
+    for run in ("base free", "base constrained", "tuned free", "tuned constrained"):
+        assert f"  {run:<18}: " in out
     assert "official" in out and "strict" in out and "hallucinated" in out
-    assert "Your own tools" in out and out.count("query: ") == 2  # the general format part
+    assert "Your own tools (tuned" in out and out.count("query: ") == 2
+
+
+def test_demo_with_the_base_model_alone(capsys):
+    assert main(["demo", "-n", "1", "--max-tokens", "24", "--threads", "1",
+                 "--model", "base"]) == 0  # fmt: skip
+    out = capsys.readouterr().out
+    assert "tuned" not in out and f"  {'constrained':<18}: " in out
 
 
 def test_eval_seal_tools_on_the_sample_writes_predictions_and_scores(tmp_path, capsys):

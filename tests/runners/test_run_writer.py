@@ -96,6 +96,19 @@ def test_shards_partition_and_merge_back(tmp_path):
     assert again == {"added": 0, "skipped_duplicates": 3, "total": 10}
 
 
+def test_shards_merge_into_a_larger_shard(tmp_path):
+    from toollearn.evaluation.runners.base import merge_runs, take_shard, with_shard
+
+    items, config = list(range(20)), {"engine": "scripted"}
+    for k in (1, 5):  # shards 1/8 and 5/8 together are shard 1/4
+        w = RunWriter(tmp_path / f"s{k}", with_shard(config, (k, 8)))
+        for i in take_shard(items, (k, 8)):
+            w.append({"id": str(i)})
+    merge_runs(tmp_path / "quarter", [tmp_path / "s1", tmp_path / "s5"], shard=(1, 4))
+    merged = RunWriter(tmp_path / "quarter", with_shard(config, (1, 4)))  # scored as 1/4
+    assert merged.done_ids() == {str(i) for i in take_shard(items, (1, 4))}
+
+
 def test_merge_refuses_other_runs(tmp_path):
     from toollearn.evaluation.runners.base import merge_runs
 

@@ -111,3 +111,21 @@ def test_answers_become_tool_calls_or_content():
     }
     garbage = chat_response(job, "[{broken", "length", usage)["choices"][0]
     assert garbage["message"]["content"] == "[{broken" and garbage["finish_reason"] == "length"
+
+
+def test_serve_model_flags_choose_the_engine(tmp_path):
+    from toollearn.cli.serve import default_model_id, engine_spec
+    from toollearn.core.errors import DataError
+
+    adapter = tmp_path / "mine.gguf"
+    adapter.write_bytes(b"GGUF")
+    assert engine_spec(None, None) == "tuned" and default_model_id(None, None).endswith("-tools")
+    assert engine_spec("base", None) == "base"
+    assert engine_spec(None, str(adapter)) == f"base@{adapter}"  # an adapter goes on the base
+    assert default_model_id(None, str(adapter)) == "smollm2-135m+mine"
+    with pytest.raises(DataError, match="already has its adapter"):
+        engine_spec("tuned", str(adapter))
+    with pytest.raises(DataError, match="not found"):
+        engine_spec(None, str(tmp_path / "missing.gguf"))
+    with pytest.raises(DataError, match="tuned, base or an existing .gguf"):
+        engine_spec("nonsense", None)

@@ -27,25 +27,28 @@ TIME = {"type": "function", "function": {
                    "required": ["zone"]}}}  # fmt: skip
 
 
+MODEL = "smollm2-135m-tools"
+
+
 @pytest.fixture(scope="module")
 def served():
-    from toollearn.engines.llama import LlamaEngine
+    from toollearn.engines import load_engine
 
-    engine = LlamaEngine(n_threads=2)
-    with BackgroundServer(engine, ServerConfig(model_id="smollm2-135m", max_tokens=512)) as s:
+    engine = load_engine("tuned", n_threads=2)  # what `toollearn serve` runs by default
+    with BackgroundServer(engine, ServerConfig(model_id=MODEL, max_tokens=512)) as s:
         yield s, openai.OpenAI(base_url=s.url, api_key="none", max_retries=0)
 
 
 def ask(client, content, **kw):
     return client.chat.completions.create(
-        model="smollm2-135m", messages=[{"role": "user", "content": content}], **kw
+        model=MODEL, messages=[{"role": "user", "content": content}], **kw
     )
 
 
 @pytest.mark.model
 def test_models_lists_the_served_model(served):
     _, client = served
-    assert [m.id for m in client.models.list().data] == ["smollm2-135m"]
+    assert [m.id for m in client.models.list().data] == [MODEL]
 
 
 @pytest.mark.model
@@ -120,7 +123,7 @@ def test_a_tool_result_turn_is_read(served):
         },  # fmt: skip
         {"role": "tool", "tool_call_id": "call_1", "content": "18 degrees and sunny"},
     ]
-    out = client.chat.completions.create(model="smollm2-135m", messages=messages,
+    out = client.chat.completions.create(model=MODEL, messages=messages,
                                          tools=[WEATHER], max_tokens=48)  # fmt: skip
     assert out.choices[0].finish_reason in ("stop", "tool_calls", "length")
     assert out.usage.prompt_tokens > 60  # tools, query, call list and result were all read

@@ -5,12 +5,22 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-ENGINE_HELP = "engine spec (default: embedded llama; see toollearn.engines.load_engine)"
+ENGINE_HELP = (
+    "engine spec (default: tuned, the embedded model with the shipped tools-135m adapter; "
+    "base, llama@ADAPTER.gguf, hf:DIR, openai:URL#model, ...: see toollearn.engines)"
+)
 
 
-def add_engine_args(p: argparse.ArgumentParser) -> None:
-    """--engine, --threads, and llama.cpp's --weights, --prefill-weights and --flash-attn."""
-    p.add_argument("--engine", default="llama", help=ENGINE_HELP)
+def add_engine_args(p: argparse.ArgumentParser, model_flag: bool = True) -> None:
+    """--engine (and its shorthand --model base|tuned), --threads, and llama.cpp's --weights,
+    --prefill-weights and --flash-attn."""
+    from toollearn.models import DEFAULT_ENGINE
+
+    p.add_argument("--engine", default=DEFAULT_ENGINE, help=ENGINE_HELP)
+    if model_flag:
+        p.add_argument("--model", dest="engine", choices=("base", "tuned"),
+                       help="the embedded model plain (base) or with the shipped adapter "
+                       "(tuned, the default); the same as --engine base|tuned")  # fmt: skip
     p.add_argument(
         "--threads",
         type=int,
@@ -89,12 +99,17 @@ def add_run_args(p: argparse.ArgumentParser, out_required: bool = True) -> None:
 
 def engine_options(spec: str, threads: int | None, **llama: Any) -> dict[str, Any]:
     """Keyword options for `load_engine(spec)`: threads and `llama` extras reach llama.cpp only."""
-    if not spec.startswith("llama"):
+    if not is_llama(spec):
         return {}
     opts = {k: v for k, v in llama.items() if v is not None}
     if threads:
         opts["n_threads"] = threads
     return opts
+
+
+def is_llama(spec: str) -> bool:
+    """Whether a spec runs on llama.cpp (llama..., base, tuned)."""
+    return spec.startswith("llama") or spec.partition("@")[0] in ("base", "tuned")
 
 
 def load_engine_spec(spec: str, threads: int | None = None, **llama: Any) -> Any:
@@ -110,7 +125,7 @@ def load_engines(specs: dict[str, str], threads: int | None = None, **llama: Any
     differ only in their adapter served as views of it (`engines.load_engines`)."""
     from toollearn.engines import load_engines as load
 
-    local = {k: s for k, s in specs.items() if s.startswith("llama")}
+    local = {k: s for k, s in specs.items() if is_llama(s)}
     other = {k: s for k, s in specs.items() if k not in local}
     out = {**load(local, **engine_options("llama", threads, **llama)), **load(other)}
     return {key: out[key] for key in specs}

@@ -1,6 +1,6 @@
-"""`toollearn demo` (the embedded model on bundled Seal-Tools queries, free vs constrained, then
-on real Python tools in the general call format) and `toollearn call` (one query against your
-own tools)."""
+"""`toollearn demo` (the embedded model, base and tuned, on bundled Seal-Tools queries, free vs
+constrained, then on real Python tools in the general call format) and `toollearn call` (one
+query against your own tools)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,12 @@ import sys
 import time
 from typing import Any
 
-from toollearn.cli.common import add_engine_args, add_sampling_args, load_engine_from_args
+from toollearn.cli.common import (
+    add_engine_args,
+    add_sampling_args,
+    llama_flags,
+    load_engine_from_args,
+)
 
 USER_TOOL_QUERIES = (
     "Multiply 6 by 7, then add 8 to the result.",
@@ -21,9 +26,11 @@ def register(subparsers: Any) -> None:
     """Add `toollearn demo` and `toollearn call`."""
     d = subparsers.add_parser(
         "demo",
-        help="the embedded model answers bundled Seal-Tools queries, free vs constrained",
+        help="the embedded model, base and tuned, answers bundled Seal-Tools queries",
         description="Runs the paper's 5-candidate Seal-Tools prompts (bundled sample) through "
-        "the engine with and without the call-list constraint, prints each query, the predicted "
+        "the embedded model as released (base) and with the shipped tools-135m adapter "
+        "(tuned), or through --engine alone, with and without the call-list constraint; "
+        "prints each query, the predicted "
         "calls and the official and strict scores; then answers two requests with the demo's "
         "real Python tools in the general call format (calls executed, declining allowed).",
     )
@@ -65,7 +72,9 @@ def _spread(items: list, n: int) -> list:
 
 
 def run_demo(args: argparse.Namespace) -> int:
-    """Free and constrained answers on n bundled queries with their scores, then user tools."""
+    """Free and constrained answers on n bundled queries with their scores, base and tuned side
+    by side (or the one --engine given), then user tools."""
+    from toollearn.cli.common import load_engines
     from toollearn.evaluation.runners.seal_tools import (
         SealRunOptions,
         load_prompts,
@@ -74,23 +83,29 @@ def run_demo(args: argparse.Namespace) -> int:
     )
 
     examples = _spread(load_prompts("test_in_domain", sample=True), max(1, args.n))
-    engine = load_engine_from_args(args)
-    print(f"engine {engine.name}; {len(examples)} Seal-Tools queries, 5 candidates each\n")
-    records: dict[str, list[dict[str, Any]]] = {"free": [], "constrained": []}
+    specs = {"base": "base", "tuned": "tuned"} if args.engine == "tuned" else {"": args.engine}
+    engines = load_engines(specs, args.threads, **llama_flags(args))
+    names = ", ".join(f"{label} = {e.name}" if label else e.name for label, e in engines.items())
+    print(f"engines: {names}\n{len(examples)} Seal-Tools queries, 5 candidates each\n")
+    runs = [(label, mode) for label in engines for mode in ("free", "constrained")]
+    records: dict[tuple[str, str], list[dict[str, Any]]] = {run: [] for run in runs}
     t0 = time.perf_counter()
     for i, ex in enumerate(examples, 1):
         print(f"[{i}/{len(examples)}] {ex.id}: {ex.query}")
-        print(f"  gold        : {_calls_text(ex.calls)}")
-        for mode in records:
+        print(f"  {'gold':<18}: {_calls_text(ex.calls)}")
+        for label, mode in runs:
             opts = SealRunOptions(constrained=mode == "constrained", max_tokens=args.max_tokens)
-            rec = predict_jobs(engine, [(ex, opts)])[0]
-            records[mode].append(rec)
-            print(f"  {mode:<12}: {_shown(rec['output'])}  ({rec['seconds']:.1f}s)")
+            rec = predict_jobs(engines[label], [(ex, opts)])[0]
+            records[label, mode].append(rec)
+            name = f"{label} {mode}".strip()
+            print(f"  {name:<18}: {_shown(rec['output'])}  ({rec['seconds']:.1f}s)")
         print()
-    scores = {mode: score_records(recs, examples) for mode, recs in records.items()}
+    scores = {run: score_records(recs, examples) for run, recs in records.items()}
     print(demo_table(scores))
-    print("\nYour own tools (the general call format, constrained, calls executed):")
-    user_tools_demo(engine)
+    last = list(engines)[-1]
+    print(f"\nYour own tools ({last or 'the engine'}; the general call format, constrained, "
+          "calls executed):")  # fmt: skip
+    user_tools_demo(engines[last])
     print(
         f"\n{time.perf_counter() - t0:.0f} s in all. Full test sets: toollearn eval seal-tools "
         "--split all --modes free,constrained --data-root DIR --out-root runs/NAME"
@@ -98,19 +113,20 @@ def run_demo(args: argparse.Namespace) -> int:
     return 0
 
 
-def demo_table(scores: dict[str, dict[str, Any]]) -> str:
-    """Official and strict scores of each mode (percentages), from the runner's scores."""
+def demo_table(scores: dict[tuple[str, str], dict[str, Any]]) -> str:
+    """Official and strict scores of each (model, mode) (percentages), from the runner's
+    scores."""
     from toollearn.evaluation.report import format_table
 
     rows = []
-    for mode, s in scores.items():
+    for (label, mode), s in scores.items():
         for scorer in ("official", "strict"):
             top = s[scorer]["all"]
-            rows.append({"mode": mode, "scorer": scorer, "n": top["n"],
+            rows.append({"model": label or "-", "mode": mode, "scorer": scorer, "n": top["n"],
                          "format": 100 * top["format_acc"], "tool_f1": 100 * top["tool_f1"],
                          "param_f1": 100 * top["param_f1"],
                          "hallucinated": s["hallucinated_tools"][scorer]})  # fmt: skip
-    cols = ["mode", "scorer", "n", "format", "tool_f1", "param_f1", "hallucinated"]
+    cols = ["model", "mode", "scorer", "n", "format", "tool_f1", "param_f1", "hallucinated"]
     return format_table(rows, cols, floatfmt=".1f")
 
 

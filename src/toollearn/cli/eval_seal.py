@@ -13,6 +13,7 @@ from toollearn.cli.common import (
     add_engine_args,
     add_run_args,
     engine_options,
+    is_llama,
     llama_flags,
 )
 
@@ -144,7 +145,7 @@ def run(args: argparse.Namespace) -> int:
             allow_empty=args.allow_empty,
             max_tokens=args.max_tokens,
             stop=tuple(args.stop),
-            batch_size=args.batch_size or (16 if args.engine.startswith("llama") else 8),
+            batch_size=args.batch_size or (16 if is_llama(args.engine) else 8),
             seed=args.seed,
             candidates=args.candidates,
             retry=not args.no_retry,

@@ -8,7 +8,7 @@ from typing import Any
 
 
 def register(sub: Any) -> None:
-    """Add `toollearn report baseline`."""
+    """Add `toollearn report baseline|datagen|compare|headline`."""
     report = sub.add_parser("report", help="tables built from finished benchmark runs")
     report_sub = report.add_subparsers(dest="report_command", metavar="TABLE")
     report.set_defaults(func=lambda _args: report.print_help() or 2)
@@ -29,6 +29,30 @@ def register(sub: Any) -> None:
     )
     d.add_argument("--root", required=True, help="folder of dataset folders")
     d.set_defaults(func=run_datagen)
+    c = report_sub.add_parser(
+        "compare",
+        help="runs of one benchmark side by side, on the examples all of them finished",
+        description="Rescore each run from its raw model text on the ids common to all the "
+        "runs (e.g. a tuned model's shard of a test set against the base's full run) and "
+        "print one Markdown table of the benchmark's headline metrics.",
+    )
+    c.add_argument("runs", nargs="+", help="run directories (config.json + predictions.jsonl)")
+    c.add_argument("--label", action="append", default=None,
+                   help="column label per run, in order (default: folder names)")  # fmt: skip
+    c.add_argument("--data-root", default=None, help="dataset root (Seal-Tools, ToolDEER)")
+    c.add_argument("--out", default=None, help="also write the Markdown to this file")
+    c.add_argument("--json", default=None, help="also write the table and scores as JSON")
+    c.set_defaults(func=run_compare)
+    h = report_sub.add_parser(
+        "headline",
+        help="the tuned model against the base and the papers (tables and a figure)",
+        description="Gather the compare.json files that recipes/tools-135m-eval.sh leaves "
+        "under ROOT into Markdown tables with the papers' rows, and draw the headline figure.",
+    )
+    h.add_argument("--root", required=True, help="the eval output folder")
+    h.add_argument("--out", default=None, help="also write the Markdown to this file")
+    h.add_argument("--figure", default=None, help="write the figure to this PNG")
+    h.set_defaults(func=run_headline)
 
 
 def run_baseline(args: argparse.Namespace) -> int:
@@ -70,6 +94,33 @@ def deer_runs_of(root: Path, split: str) -> list[tuple[str, Path]]:
         prompts = "released format" if prompting == "released" else "zero-shot prompts"
         found.append((config.get("skip_search", False), f"{stage}, {prompts}", run))
     return [(label, run) for _, label, run in sorted(found, key=lambda x: (x[0], x[1]))]
+
+
+def run_compare(args: argparse.Namespace) -> int:
+    import json
+
+    from toollearn.evaluation.compare import compare_runs
+
+    result = compare_runs(args.runs, args.label, args.data_root)
+    text = result.markdown()
+    print(text, end="")
+    if args.out:
+        Path(args.out).write_text(text)
+    if args.json:
+        Path(args.json).write_text(json.dumps(result.to_dict(), indent=2) + "\n")
+    return 0
+
+
+def run_headline(args: argparse.Namespace) -> int:
+    from toollearn.evaluation.headline import headline, plot_headline
+
+    text, rows = headline(args.root)
+    print(text, end="")
+    if args.out:
+        Path(args.out).write_text(text)
+    if args.figure:
+        plot_headline(rows, args.figure)
+    return 0
 
 
 def run_datagen(args: argparse.Namespace) -> int:

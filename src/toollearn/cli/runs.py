@@ -29,6 +29,13 @@ def register(sub: Any) -> None:
         metavar="KEY",
         help="a config key that may differ between the runs (repeatable), e.g. split",
     )
+    m.add_argument(
+        "--shard",
+        default=None,
+        metavar="K/N",
+        help="the sources together are shard K/N of the set (shards 1/8 and 5/8 make 1/4): "
+        "record the merged run as it, and score it with the benchmark command plus --shard K/N",
+    )
     m.set_defaults(func=run_merge)
     s = runs_sub.add_parser(
         "split",
@@ -44,9 +51,10 @@ def register(sub: Any) -> None:
 
 
 def run_merge(args: argparse.Namespace) -> int:
-    from toollearn.evaluation.runners.base import merge_runs
+    from toollearn.evaluation.runners.base import merge_runs, parse_shard
 
-    print(json.dumps(merge_runs(args.out, args.sources, args.allow_diff)))
+    merged = merge_runs(args.out, args.sources, args.allow_diff, parse_shard(args.shard))
+    print(json.dumps(merged))
     return 0
 
 

@@ -1,7 +1,8 @@
 """`toollearn serve`: the OpenAI-compatible chat server (see `toollearn.serve.app`).
 
-toollearn serve --port 8000                       # the embedded model
-toollearn serve --adapter runs/train/x/adapter.gguf --model-id my-tools
+toollearn serve --port 8000                       # the embedded model, tuned (shipped adapter)
+toollearn serve --model base                      # the embedded model as released
+toollearn serve --adapter runs/tune-x/adapter.gguf --model-id my-tools   # base + your adapter
 from openai import OpenAI; OpenAI(base_url="http://127.0.0.1:8000/v1", api_key="-")
 """
 
@@ -19,10 +20,12 @@ def register(subparsers: Any) -> None:
     p = subparsers.add_parser("serve", help="OpenAI-compatible chat server with tool calls",
                               description=__doc__,
                               formatter_class=argparse.RawDescriptionHelpFormatter)  # fmt: skip
-    add_engine_args(p)
-    p.add_argument("--model", default="base",
-                   help="base (the embedded model), tuned (the embedded model with the tuned "
-                   "adapter shipped in the package), or a GGUF file (default base)")  # fmt: skip
+    add_engine_args(p, model_flag=False)
+    p.set_defaults(engine=None)  # --model and --adapter choose, unless --engine is given
+    p.add_argument("--model", default=None,
+                   help="tuned (the embedded model with the adapter shipped in the package; "
+                   "the default), base (the embedded model as released; the default with "
+                   "--adapter), or a GGUF file")  # fmt: skip
     p.add_argument("--adapter", default=None, help="a GGUF LoRA adapter to apply")
     p.add_argument(
         "--model-id",
@@ -47,43 +50,35 @@ def register(subparsers: Any) -> None:
     p.set_defaults(func=run_serve)
 
 
-TUNED_ADAPTER = Path(__file__).resolve().parents[1] / "models" / "tools-135m.gguf"
-
-
-def engine_spec(model: str, adapter: str | None) -> str:
+def engine_spec(model: str | None, adapter: str | None) -> str:
     """The engine spec of --model and --adapter."""
+    model = model or ("base" if adapter else "tuned")
+    if adapter and not Path(adapter).is_file():
+        raise DataError("adapter not found", adapter)
     if model == "tuned":
-        if not TUNED_ADAPTER.is_file():
-            raise DataError(
-                "this version of toollearn ships no tuned adapter yet; serve the "
-                "base model or pass --adapter FILE.gguf (e.g. from toollearn tune)"
-            )
         if adapter:
-            raise DataError("--model tuned already names its adapter; drop --adapter")
-        return f"llama@{TUNED_ADAPTER}"
+            raise DataError("--model tuned already has its adapter; use --model base --adapter")
+        return "tuned"
     if model == "base":
-        spec = "llama"
+        spec = "base"
     else:
         path = Path(model)
         if path.suffix != ".gguf" or not path.is_file():
-            raise DataError("--model is base or an existing .gguf file", model)
+            raise DataError("--model is tuned, base or an existing .gguf file", model)
         spec = f"llama:{path}"
-    if adapter:
-        if not Path(adapter).is_file():
-            raise DataError("adapter not found", adapter)
-        spec += f"@{adapter}"
-    return spec
+    return f"{spec}@{adapter}" if adapter else spec
 
 
-def default_model_id(model: str, adapter: str | None) -> str:
-    name = "smollm2-135m" if model == "base" else Path(model).stem
+def default_model_id(model: str | None, adapter: str | None) -> str:
+    model = model or ("base" if adapter else "tuned")
+    name = {"base": "smollm2-135m", "tuned": "smollm2-135m-tools"}.get(model, Path(model).stem)
     return f"{name}+{Path(adapter).stem}" if adapter else name
 
 
 def run_serve(args: argparse.Namespace) -> int:
     from toollearn.serve.app import ServerConfig, serve
 
-    spec = args.engine if args.engine != "llama" else engine_spec(args.model, args.adapter)
+    spec = args.engine or engine_spec(args.model, args.adapter)
     engine = load_engine_spec(spec, args.threads, **llama_flags(args))
     config = ServerConfig(model_id=args.model_id or default_model_id(args.model, args.adapter),
                           max_queue=args.max_queue, timeout=args.timeout,

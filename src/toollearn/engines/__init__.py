@@ -11,6 +11,8 @@
   "hf:/dir@/adapter1+/adapter2" | "hf:/dir@/run/dir#planner"  PEFT adapters, as for llama
   "openai:http://host:port/v1#model"                     any OpenAI-compatible server
   "scripted"                    a ScriptedEngine (options: responses=[...])
+  "tuned" | "base"              the embedded model with / without the shipped tools-135m
+                                adapter ("tuned@/more.gguf" stacks another; toollearn.models)
 
 `load_engines({role: spec})` loads each base model once: specs that differ only in their
 adapter become views of one engine, switching adapters per call (one backbone, many roles).
@@ -25,6 +27,7 @@ from typing import Any
 from toollearn.core.errors import EngineError
 from toollearn.engines.base import Completion, Engine, Prompt, as_messages, cut_at_stop, user
 from toollearn.engines.scripted import ScriptedEngine
+from toollearn.models import resolve_alias
 
 __all__ = [
     "Completion",
@@ -41,6 +44,7 @@ __all__ = [
 
 def load_engine(spec: str = "llama", **options: Any) -> Engine:
     """Build an engine from a spec string; heavy libraries load only here."""
+    spec = resolve_alias(spec)
     base, adapter = split_adapter(spec)
     if adapter:
         return load_engines({"x": spec}, **options)["x"]
@@ -98,6 +102,7 @@ def adapter_stack(adapter: str, kind: str) -> list[str]:
 def load_engines(specs: dict[str, str], **options: Any) -> dict[str, Engine]:
     """{key: engine} for {key: spec}: each distinct base model is loaded once, with every
     adapter its specs name, and each key gets a view under its own adapter."""
+    specs = {key: resolve_alias(spec) for key, spec in specs.items()}
     groups: dict[str, dict[str, list[str]]] = {}
     for spec in specs.values():
         base, adapter = split_adapter(spec)

@@ -27,13 +27,16 @@ def benchmark_of(config: dict[str, Any]) -> str:
     raise DataError(f"cannot tell which benchmark wrote a run with config {config}")
 
 
-def rescore_run(run_dir: str | Path, data_root: str | Path | None = None) -> dict[str, Any]:
-    """The scores of a run directory, recomputed from its records."""
+def rescore_run(
+    run_dir: str | Path, data_root: str | Path | None = None, ids: set[str] | None = None
+) -> dict[str, Any]:
+    """The scores of a run directory, recomputed from its records (only those whose id is in
+    `ids`, when given: two runs compared on the examples both finished)."""
     run_dir = Path(run_dir)
-    if not (run_dir / "config.json").is_file():
-        raise DataError(f"{run_dir} is not a run directory (no config.json)")
-    config = json.loads((run_dir / "config.json").read_text())
+    config = run_config(run_dir)
     records = read_records(run_dir / "predictions.jsonl")
+    if ids is not None:
+        records = [r for r in records if r["id"] in ids]
     kind = benchmark_of(config)
     if kind == "seal-tools":
         return _seal(config, records, data_root)
@@ -45,10 +48,17 @@ def rescore_run(run_dir: str | Path, data_root: str | Path | None = None) -> dic
     if kind == "stepwise":
         return _stepwise(config, records)
     if kind == "apps":
-        from toollearn.evaluation.runners.apps import rescore_run as rescore_app
+        from toollearn.evaluation.runners.apps import score_records as score_app
 
-        return rescore_app(run_dir)
+        return score_app(records, config["app"])
     raise DataError(f"no rescoring for benchmark {kind!r}; known: {', '.join(BENCHMARKS)}")
+
+
+def run_config(run_dir: Path) -> dict[str, Any]:
+    """A run directory's config.json, or a clear error."""
+    if not (run_dir / "config.json").is_file():
+        raise DataError(f"{run_dir} is not a run directory (no config.json)")
+    return json.loads((run_dir / "config.json").read_text())
 
 
 def _seal(config: dict[str, Any], records: list, data_root: Any) -> dict[str, Any]:

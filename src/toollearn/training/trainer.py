@@ -116,14 +116,17 @@ def train(config: TrainConfig, callbacks: Sequence[Any] = ()) -> Path:
     rows, eval_rows = encoder.encode_all(mix.train), encoder.encode_all(mix.eval)
     mean_tokens = sum(len(r["input_ids"]) for r in rows) / max(1, len(rows))
     steps = planned_steps(len(rows), mean_tokens, config)
+    resume = config.resume and any((run / "checkpoints").glob("checkpoint-*"))
+    ledger = run / "time_spent.txt"
+    if not resume:
+        ledger.unlink(missing_ok=True)  # a fresh start owes nothing to a lost run's time
     budget = None
     if config.max_minutes:
         from toollearn.training.progress import TimeBudget
 
-        budget = TimeBudget(config.max_minutes, run / "time_spent.txt")
+        budget = TimeBudget(config.max_minutes, ledger)
         callbacks = [*callbacks, budget]
     trainer = build_trainer(config, model, tok, rows, eval_rows, run, steps, callbacks)
-    resume = config.resume and any((run / "checkpoints").glob("checkpoint-*"))
     trainer.train(resume_from_checkpoint=True if resume else None)
     final = run / ("adapter" if config.method == "lora" else "model")
     trainer.model.save_pretrained(final)

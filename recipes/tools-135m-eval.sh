@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# The tuned tools-135m adapter against the zero-shot base, on the same examples.
+#   bash recipes/tools-135m-eval.sh [ADAPTER] [OUT] [PART]
+# ADAPTER: the GGUF LoRA (default runs/train/tools-135m/adapter.gguf); OUT: run folder
+# (default runs/eval-tools-135m); PART: N evaluates shard 1/N of each test set (default 8). Each benchmark runs as two 1-thread processes (shards 1 and N+1 of 2N,
+# which together are shard 1/N), is merged, and is compared with the committed base run on the
+# ids both finished (`toollearn report compare`, rescored from the raw text). The generation
+# engine is `--weights file` (the shipped Q4_1 file reads and decodes), the engine every
+# committed base run was made with, so base and tuned differ only by the adapter.
+# Steps already finished are resumed, not redone. STEPS (default: all, in this order) picks
+# steps: seal-constrained deer-test-dc deer-valid apps seal-free; APPS_LIMIT (default 30) is
+# how many goals of each app.
+# The adapter slows llama.cpp's prompt reading about 2.7x here (f16 LoRA on a Q4_1 model,
+# 1 thread), so shard 1/8 of Seal-Tools takes about 25 minutes.
+set -euo pipefail
+ADAPTER=${1:-runs/train/tools-135m/adapter.gguf}
+OUT=${2:-runs/eval-tools-135m}
+PART=${3:-8}
+DATA=${DATA_ROOT:-../shared/data}
+TL=${TOOLLEARN:-toollearn}
+ENGINE=(--engine "llama@$ADAPTER" --weights file --threads 1)
+STEPS=${STEPS:-seal-constrained deer-test-dc deer-valid apps seal-free}
+APPS_LIMIT=${APPS_LIMIT:-30}
+mkdir -p "$OUT"
+step() { [[ " $STEPS " == *" $1 "* ]]; }
+
+two_shards() {  # NAME COMMAND...: shards 1 and PART+1 of 2*PART in parallel, merged as shard
+  local name=$1; shift     # 1/PART, then scored by the same command on the merged run
+  local a="$OUT/$name-s1" b="$OUT/$name-s$((PART + 1))"
+  "$@" --shard "1/$((2 * PART))" --out "$a" & "$@" --shard "$((PART + 1))/$((2 * PART))" --out "$b" &
+  wait
+  "$TL" runs merge --out "$OUT/$name" --shard "1/$PART" "$a" "$b"
+  "$@" --shard "1/$PART" --out "$OUT/$name"
+}
+
+compare() {  # NAME BASE_RUN: the base vs tuned table, kept beside the tuned run
+  "$TL" report compare "$2" "$OUT/$1" --label "base (zero-shot)" --label "tools-135m" \
+    --data-root "$DATA" --out "$OUT/$1/compare.md" --json "$OUT/$1/compare.json"
+}
+
+# Seal-Tools, the paper's 5 candidates, constrained call lists (official metric)
+if step seal-constrained; then
+  two_shards seal-constrained "$TL" eval seal-tools --split all --constrained --n-seq 8 \
+    --data-root "$DATA" "${ENGINE[@]}"
+  compare seal-constrained results/seal/constrained
+fi
+# DEER test (unseen tools), Decision-Call alone, released format
+if step deer-test-dc; then
+  two_shards deer-test-dc "$TL" eval deer --split test --skip-search --data-root "$DATA" \
+    "${ENGINE[@]}"
+  compare deer-test-dc results/deer-test-dc-released
+fi
+# DEER valid (seen tools), the whole decision pipeline: P_DS and P_DC. The base run is shard
+# 1/5 of valid, so this one is too.
+if step deer-valid; then
+  PART_SAVED=$PART; PART=5
+  two_shards deer-valid "$TL" eval deer --split valid --data-root "$DATA" "${ENGINE[@]}"
+  PART=$PART_SAVED
+  compare deer-valid results/deer-valid-base
+fi
+# Home Search / Trip Booking: system prompt + demos, free and grammar-constrained
+if step apps; then
+  "$TL" eval apps-table --apps home-search --configs system+demos,constrained \
+    --limit "$APPS_LIMIT" --out "$OUT/apps-hs" "${ENGINE[@]}" &
+  "$TL" eval apps-table --apps trip-booking --configs system+demos,constrained \
+    --limit "$APPS_LIMIT" --out "$OUT/apps-tb" "${ENGINE[@]}" &
+  wait
+  for cfg in system+demos constrained; do
+    compare "apps-hs/home-search/$cfg" "results/apps-table/home-search/$cfg"
+    compare "apps-tb/trip-booking/$cfg" "results/apps-table/trip-booking/$cfg"
+  done
+fi
+# Seal-Tools, free generation
+if step seal-free; then
+  two_shards seal-free "$TL" eval seal-tools --split all --free --n-seq 8 \
+    --data-root "$DATA" "${ENGINE[@]}"
+  compare seal-free results/seal/free
+fi
+"$TL" report headline --root "$OUT" --out "$OUT/headline.md" --figure "$OUT/headline.png"

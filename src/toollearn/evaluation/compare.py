@@ -1,0 +1,134 @@
+"""Runs of one benchmark side by side, scored on the examples they all finished.
+
+A tuned model is judged against the base on the same items: `compare_runs` rescores every run
+from its raw model text (`rescore.rescore_run`) restricted to the ids common to all of them,
+so a tuned run over a shard of the test set is compared with the base run's records for that
+shard, not with the base's score over the whole set.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from toollearn.core.errors import DataError
+from toollearn.evaluation.rescore import benchmark_of, rescore_run, run_config
+from toollearn.evaluation.runners.base import read_records
+
+# The headline metrics of each benchmark: (label, path into the scores, scale to percent).
+METRICS: dict[str, list[tuple[str, tuple[str, ...], float]]] = {
+    "seal-tools": [
+        (name, ("official", "all", key), 100.0)
+        for name, key in [
+            ("Format ACC", "format_acc"),
+            ("Tool P", "tool_p"),
+            ("Tool R", "tool_r"),
+            ("Tool F1", "tool_f1"),
+            ("Param P", "param_p"),
+            ("Param R", "param_r"),
+            ("Param F1", "param_f1"),
+        ]
+    ],  # fmt: skip
+    "deer": [
+        (key, (key,), 100.0)
+        for key in ("P_NoSearch", "P_Search", "P_DS", "P_NoCall", "P_Call", "P_DC", "P_DC_strict")
+    ],
+    "stepwise": [
+        ("Plan ACC", ("plan_acc",), 100.0),
+        ("Act. EM", ("act_em",), 100.0),
+        ("Hallu.", ("hallucination",), 100.0),
+        ("Arg. F1", ("arg_f1",), 100.0),
+        ("R-L", ("rouge_l",), 100.0),
+    ],  # fmt: skip
+    "apps": [
+        ("success", ("success_rate",), 1.0),
+        ("executable", ("executability_rate",), 1.0),
+        ("criteria F1", ("criteria_f1",), 1.0),
+    ],  # fmt: skip
+}
+# Config keys that define the task and must agree; the model and the settings (prompting,
+# constraints, candidates) may differ, and the table notes how.
+SAME = {"seal-tools": ("split",), "deer": ("split", "skip_search"), "stepwise": ("file",),
+        "apps": ("app",)}  # fmt: skip
+IGNORED = {"shard", "limit", "threads"}
+
+
+@dataclass
+class Comparison:
+    benchmark: str
+    n: int
+    labels: list[str]
+    runs: list[str]
+    engines: list[str]
+    scores: list[dict[str, Any]] = field(default_factory=list)
+    differences: dict[str, list[Any]] = field(default_factory=dict)
+
+    def rows(self) -> list[tuple[str, list[float | None]]]:
+        """(metric, value per run in percent) for the benchmark's headline metrics."""
+        out = []
+        for name, path, scale in METRICS[self.benchmark]:
+            values = [_get(s, path) for s in self.scores]
+            out.append((name, [None if v is None else v * scale for v in values]))
+        return out
+
+    def markdown(self) -> str:
+        head = f"| metric (n = {self.n}) | " + " | ".join(self.labels) + " |"
+        lines = [head, "|---|" + "---:|" * len(self.labels)]
+        for name, values in self.rows():
+            cells = ["-" if v is None else f"{v:.1f}" for v in values]
+            lines.append(f"| {name} | " + " | ".join(cells) + " |")
+        notes = [f"{key}: " + " / ".join(json.dumps(v) for v in values)
+                 for key, values in self.differences.items()]  # fmt: skip
+        return "\n".join(lines) + "\n" + ("\nSettings that differ: " + "; ".join(notes) + "\n"
+                                           if notes else "")  # fmt: skip
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"benchmark": self.benchmark, "n": self.n, "labels": self.labels,
+                "runs": self.runs, "engines": self.engines,
+                "metrics": {name: values for name, values in self.rows()},
+                "differences": self.differences,
+                "scores": self.scores}  # fmt: skip
+
+
+def _get(scores: dict[str, Any], path: tuple[str, ...]) -> float | None:
+    value: Any = scores
+    for key in path:
+        if not isinstance(value, dict) or key not in value:
+            return None
+        value = value[key]
+    return float(value) if isinstance(value, int | float) else None
+
+
+def compare_runs(
+    run_dirs: list[str | Path], labels: list[str] | None = None, data_root: Any = None
+) -> Comparison:
+    """Score every run on the ids all of them finished. The runs must be of one benchmark
+    with the same task settings (split, mode, ...); labels default to the folder names."""
+    dirs = [Path(d) for d in run_dirs]
+    if len(dirs) < 2:
+        raise DataError("compare needs at least two run directories")
+    labels = labels or [d.name for d in dirs]
+    if len(labels) != len(dirs):
+        raise DataError(f"{len(labels)} labels for {len(dirs)} runs")
+    configs = [run_config(d) for d in dirs]
+    kinds = {benchmark_of(c) for c in configs}
+    if len(kinds) != 1:
+        raise DataError(f"the runs are of different benchmarks: {sorted(kinds)}")
+    kind = kinds.pop()
+    for key in SAME[kind]:
+        values = {json.dumps(c.get(key)) for c in configs}
+        if len(values) > 1:
+            raise DataError(f"the runs differ in {key!r}: {sorted(values)}; not comparable")
+    id_sets = [{r["id"] for r in read_records(d / "predictions.jsonl")} for d in dirs]
+    common = set.intersection(*id_sets)
+    if not common:
+        raise DataError("the runs have no finished example in common")
+    scores = [rescore_run(d, data_root, ids=common) for d in dirs]
+    engines = [str(c.get("engine", "")) for c in configs]
+    keys = sorted({k for c in configs for k in c} - IGNORED)
+    differences = {k: [c.get(k) for c in configs] for k in keys
+                   if len({json.dumps(c.get(k), sort_keys=True) for c in configs}) > 1}  # fmt: skip
+    return Comparison(kind, len(common), labels, [str(d) for d in dirs], engines, scores,
+                      differences)  # fmt: skip

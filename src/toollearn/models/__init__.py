@@ -1,0 +1,48 @@
+"""The tuned adapter that ships with toollearn, and the engine names `base` and `tuned`.
+
+`tools-135m.gguf` is a LoRA adapter (GGUF, f16) for the embedded SmolLM2-135M-Instruct,
+trained by `toollearn train --config recipes/tools-135m.yaml` on a 2-core CPU; `train.json`
+beside it records the data hashes, settings and versions, and NOTICE the data sources. The
+engine spec `tuned` is the embedded model with this adapter (the default of every command),
+`base` the plain embedded model; either may name more adapters after `@`.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from toollearn.core.errors import EngineError
+
+HERE = Path(__file__).resolve().parent
+TUNED_ADAPTER = HERE / "tools-135m.gguf"
+TUNED_INFO = HERE / "tools-135m.train.json"
+DEFAULT_ENGINE = "tuned"
+
+
+def tuned_adapter() -> Path:
+    """The shipped adapter's path, or a clear error when this copy of toollearn lacks it."""
+    if not TUNED_ADAPTER.is_file():
+        raise EngineError(
+            f"the tuned adapter {TUNED_ADAPTER} is missing from this installation; use the "
+            "engine 'base' (--model base) or name an adapter: llama@FILE.gguf"
+        )
+    return TUNED_ADAPTER
+
+
+def tuned_info() -> dict[str, Any]:
+    """The shipped adapter's training record (`train.json` of its run)."""
+    return json.loads(TUNED_INFO.read_text()) if TUNED_INFO.is_file() else {}
+
+
+def resolve_alias(spec: str) -> str:
+    """'base[@A]' -> 'llama[@A]'; 'tuned[@A]' -> 'llama@<shipped adapter>[+A]'; other specs
+    unchanged."""
+    name, sep, extra = spec.partition("@")
+    if name == "base":
+        return "llama" + sep + extra
+    if name == "tuned":
+        adapter = str(tuned_adapter())
+        return f"llama@{adapter}+{extra}" if extra else f"llama@{adapter}"
+    return spec

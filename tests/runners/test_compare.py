@@ -1,0 +1,86 @@
+"""`toollearn report compare`: runs scored on the examples all of them finished, from the
+committed runs' raw model text (no model)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from toollearn.cli.main import main
+from toollearn.core.errors import DataError
+from toollearn.evaluation.compare import compare_runs
+from toollearn.evaluation.rescore import rescore_run
+
+RESULTS = Path(__file__).resolve().parents[2] / "results"
+APP = RESULTS / "apps-table" / "home-search"
+
+
+def _cut(run: Path, dest: Path, keep: int) -> Path:
+    """A copy of `run` holding only its first `keep` records."""
+    shutil.copytree(run, dest)
+    lines = (run / "predictions.jsonl").read_text().splitlines(keepends=True)
+    (dest / "predictions.jsonl").write_text("".join(lines[:keep]))
+    return dest
+
+
+def test_same_ids_give_each_runs_own_scores():
+    result = compare_runs([APP / "constrained", APP / "zero-shot"], ["c", "z"])
+    assert result.benchmark == "apps" and result.n == 100
+    stored = [json.loads((APP / c / "scores.json").read_text())["scores"]
+              for c in ("constrained", "zero-shot")]  # fmt: skip
+    assert dict(result.rows())["executable"] == [s["executability_rate"] for s in stored]
+    assert result.differences["config"] == ["constrained", "zero-shot"]
+    assert 'config: "constrained" / "zero-shot"' in result.markdown()
+
+
+def test_a_shard_is_compared_on_its_own_ids(tmp_path: Path):
+    part = _cut(APP / "constrained", tmp_path / "part", 30)
+    ids = {json.loads(x)["id"] for x in (part / "predictions.jsonl").read_text().splitlines()}
+    result = compare_runs([part, APP / "constrained"], ["part", "full"])
+    assert result.n == 30
+    assert result.scores[0] == result.scores[1] == rescore_run(APP / "constrained", ids=ids)
+    assert result.scores[1] != rescore_run(APP / "constrained")  # not the full run's score
+
+
+def test_deer_runs_on_the_same_shard(shared_data, capsys, tmp_path: Path):
+    out = tmp_path / "table.md"
+    code = main(["report", "compare", str(RESULTS / "deer-valid-base"),
+                 str(RESULTS / "deer-valid-tuned"), "--label", "base", "--label", "tuned",
+                 "--data-root", str(shared_data), "--out", str(out)])  # fmt: skip
+    assert code == 0
+    text = capsys.readouterr().out
+    assert text == out.read_text() and "| metric (n = 213) | base | tuned |" in text
+    stored = json.loads((RESULTS / "deer-valid-tuned" / "scores.json").read_text())["scores"]
+    assert f"| P_DC | 2.8 | {100 * stored['P_DC']:.1f} |" in text
+
+
+def test_incomparable_runs_are_refused(shared_data):
+    with pytest.raises(DataError, match="different benchmarks"):
+        compare_runs([APP / "constrained", RESULTS / "deer-valid-base"], data_root=shared_data)
+    with pytest.raises(DataError, match="differ in 'app'"):
+        compare_runs([APP / "constrained", RESULTS / "apps-table/trip-booking/constrained"])
+    with pytest.raises(DataError, match="at least two"):
+        compare_runs([APP / "constrained"])
+
+
+def test_headline_tables_and_figure(tmp_path: Path):
+    from toollearn.evaluation.headline import headline, plot_headline
+
+    with pytest.raises(DataError, match="no compare.json"):
+        headline(tmp_path)
+    folder = tmp_path / "apps-hs" / "home-search" / "constrained"
+    folder.mkdir(parents=True)
+    result = compare_runs([APP / "zero-shot", APP / "constrained"], ["base", "tuned"])
+    (folder / "compare.json").write_text(json.dumps(result.to_dict()))
+    text, rows = headline(tmp_path)
+    assert "### Home Search, system prompt + demos, grammar" in text
+    assert "| tuned | 100 | 0.0 | 94.0 | 39.7 |" in text
+    assert "*paper: GPT-4 (SambaNova Table 6, system+demos)* | full set | 98.0 | - | - |" in text
+    assert rows == [{"panel": "Home Search, system prompt + demos, grammar", "metric": "success",
+                     "short": "Home Search\ngrammar",
+                     "n": 100, "base": 0.0, "tuned": 0.0, "paper_best": 98.0}]  # fmt: skip
+    plot_headline(rows, tmp_path / "headline.png")
+    assert (tmp_path / "headline.png").read_bytes()[:4] == b"\x89PNG"
