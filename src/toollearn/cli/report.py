@@ -71,9 +71,7 @@ def run_baseline(args: argparse.Namespace) -> int:
         print(f"no finished runs under {root}")
         return 1
     text = "\n\n".join(parts) + "\n"
-    print(text, end="")
-    if args.out:
-        Path(args.out).write_text(text)
+    _emit(text, args.out)
     return 0
 
 
@@ -103,9 +101,7 @@ def run_compare(args: argparse.Namespace) -> int:
 
     result = compare_runs(args.runs, args.label, args.data_root)
     text = result.markdown()
-    print(text, end="")
-    if args.out:
-        Path(args.out).write_text(text)
+    _emit(text, args.out)
     if args.json:
         Path(args.json).write_text(json.dumps(result.to_dict(), indent=2) + "\n")
     return 0
@@ -115,9 +111,7 @@ def run_headline(args: argparse.Namespace) -> int:
     from toollearn.evaluation.headline import headline, plot_headline
 
     text, rows = headline(args.root)
-    print(text, end="")
-    if args.out:
-        Path(args.out).write_text(text)
+    _emit(text, args.out)
     if args.figure:
         plot_headline(rows, args.figure)
     return 0
@@ -128,3 +122,10 @@ def run_datagen(args: argparse.Namespace) -> int:
 
     print(datasets_table(args.root), end="")
     return 0
+
+
+def _emit(text: str, out: str | None) -> None:
+    """Print a report, and also write it to `out` when given."""
+    print(text, end="")
+    if out:
+        Path(out).write_text(text)
