@@ -8,8 +8,9 @@ reuse between requests), and reports the median and the spread.
 
     python benchmarks/decode.py --prompts 6 --rounds 3 --threads 2
 Writes benchmarks/results/decode.json and decode.md. With --tuned it compares the default engine
-on the base model against the same engine with the shipped tools-135m LoRA adapter (what a
-LoRA costs at decode time), into decode-tuned.json/.md.
+on the base model against the shipped tools-135m adapter applied at run time (what a LoRA costs
+at decode time) and merged into the weights (the `tuned` default, engines.llama_merge), into
+decode-tuned.json/.md.
 """
 
 from __future__ import annotations
@@ -43,11 +44,15 @@ def run(args) -> dict:
     examples = load_examples("sample/seal-tools-prompts/test_in_domain")
     examples = examples[:: max(1, len(examples) // args.prompts)][: args.prompts]
     if args.tuned:
-        from toollearn.engines import load_engines
+        from toollearn.engines import load_engine, load_engines
+        from toollearn.models import TUNED_ADAPTER
 
-        views = load_engines({"base": "base", "tuned": "tuned"}, n_threads=args.threads)
-        engines = {"default engine, base model": views["base"],
-                   "default engine + tools-135m adapter": views["tuned"]}  # fmt: skip
+        views = load_engines({"base": "base", "runtime": f"llama@{TUNED_ADAPTER}"},
+                             n_threads=args.threads)  # fmt: skip
+        engines = {"base (default engine, no adapter)": views["base"],
+                   "tools-135m as a runtime LoRA (llama@adapter)": views["runtime"],
+                   "tuned: tools-135m merged, Q8_0 decode (default)":
+                       load_engine("tuned", n_threads=args.threads)}  # fmt: skip
     else:
         engines = {
             "before (Q4_1 file, no flash attention)": LlamaEngine(

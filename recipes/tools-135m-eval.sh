@@ -1,25 +1,32 @@
 #!/usr/bin/env bash
 # The tuned tools-135m adapter against the zero-shot base, on the same examples.
 #   bash recipes/tools-135m-eval.sh [ADAPTER] [OUT] [PART]
-# ADAPTER: the GGUF LoRA (default runs/train/tools-135m/adapter.gguf); OUT: run folder
-# (default runs/eval-tools-135m); PART: N evaluates shard 1/N of each test set (default 8). Each benchmark runs as two 1-thread processes (shards 1 and N+1 of 2N,
-# which together are shard 1/N), is merged, and is compared with the committed base run on the
-# ids both finished (`toollearn report compare`, rescored from the raw text). The generation
-# engine is `--weights file` (the shipped Q4_1 file reads and decodes), the engine every
-# committed base run was made with, so base and tuned differ only by the adapter.
+# ADAPTER: a GGUF LoRA applied at run time on `--weights file` (default
+# runs/train/tools-135m/adapter.gguf), or `tuned`: the shipped default engine (the adapter
+# merged into the weights, F16 prompt reading, Q8_0 decoding). OUT: run folder (default
+# runs/eval-tools-135m). PART: N evaluates shard 1/N of each test set (default 8; 1: the whole
+# set). Each benchmark runs as two 1-thread processes (shards 1 and N+1 of 2N, which together
+# are shard 1/N), is merged, and is compared with the committed base run on the ids both
+# finished (`toollearn report compare`, rescored from the raw text). With an adapter file the
+# generation engine is `--weights file` (the shipped Q4_1 file reads and decodes), the engine
+# every committed base run was made with, so base and tuned differ only by the adapter.
 # Steps already finished are resumed, not redone. STEPS (default: all, in this order) picks
-# steps: seal-constrained deer-test-dc deer-valid apps seal-free; APPS_LIMIT (default 30) is
-# how many goals of each app.
-# The adapter slows llama.cpp's prompt reading about 2.7x here (f16 LoRA on a Q4_1 model,
-# 1 thread), so shard 1/8 of Seal-Tools takes about 25 minutes.
+# steps: seal-constrained deer-test-dc deer-files deer-valid apps seal-free; APPS_LIMIT
+# (default 30) is how many goals of each app.
+# A runtime adapter slows llama.cpp's prompt reading about 2.7x here (f16 LoRA on a Q4_1
+# model, 1 thread), so shard 1/8 of Seal-Tools takes about 25 minutes; `tuned` does not.
 set -euo pipefail
 ADAPTER=${1:-runs/train/tools-135m/adapter.gguf}
 OUT=${2:-runs/eval-tools-135m}
 PART=${3:-8}
 DATA=${DATA_ROOT:-../shared/data}
 TL=${TOOLLEARN:-toollearn}
-ENGINE=(--engine "llama@$ADAPTER" --weights file --threads 1)
-STEPS=${STEPS:-seal-constrained deer-test-dc deer-valid apps seal-free}
+if [[ $ADAPTER == tuned ]]; then
+  ENGINE=(--engine tuned --threads 1)
+else
+  ENGINE=(--engine "llama@$ADAPTER" --weights file --threads 1)
+fi
+STEPS=${STEPS:-seal-constrained deer-test-dc deer-files deer-valid apps seal-free}
 APPS_LIMIT=${APPS_LIMIT:-30}
 mkdir -p "$OUT"
 step() { [[ " $STEPS " == *" $1 "* ]]; }
@@ -29,8 +36,13 @@ two_shards() {  # NAME COMMAND...: shards 1 and PART+1 of 2*PART in parallel, me
   local a="$OUT/$name-s1" b="$OUT/$name-s$((PART + 1))"
   "$@" --shard "1/$((2 * PART))" --out "$a" & "$@" --shard "$((PART + 1))/$((2 * PART))" --out "$b" &
   wait
-  "$TL" runs merge --out "$OUT/$name" --shard "1/$PART" "$a" "$b"
-  "$@" --shard "1/$PART" --out "$OUT/$name"
+  if ((PART == 1)); then  # the two halves are the whole set
+    "$TL" runs merge --out "$OUT/$name" "$a" "$b"
+    "$@" --out "$OUT/$name"
+  else
+    "$TL" runs merge --out "$OUT/$name" --shard "1/$PART" "$a" "$b"
+    "$@" --shard "1/$PART" --out "$OUT/$name"
+  fi
 }
 
 compare() {  # NAME BASE_RUN: the base vs tuned table, kept beside the tuned run
@@ -49,6 +61,14 @@ if step deer-test-dc; then
   two_shards deer-test-dc "$TL" eval deer --split test --skip-search --data-root "$DATA" \
     "${ENGINE[@]}"
   compare deer-test-dc results/deer-test-dc-released
+fi
+# DEER's two other unseen-tool test files (ToolBench 200, ToolCorpus 126), Decision-Call alone
+if step deer-files; then
+  for split in tool_bench tool_corpus; do
+    two_shards "deer-$split-dc" "$TL" eval deer --split "$split" --skip-search \
+      --data-root "$DATA" "${ENGINE[@]}"
+    [[ -d results/deer-$split-dc ]] && compare "deer-$split-dc" "results/deer-$split-dc"
+  done
 fi
 # DEER valid (seen tools), the whole decision pipeline: P_DS and P_DC. The base run is shard
 # 1/5 of valid, so this one is too.

@@ -13,8 +13,8 @@ from toollearn.models import TUNED_ADAPTER, resolve_alias, tuned_info
 def test_aliases_resolve_to_llama_specs():
     assert resolve_alias("base") == "llama"
     assert resolve_alias("base@/x.gguf") == "llama@/x.gguf"
-    assert resolve_alias("tuned") == f"llama@{TUNED_ADAPTER}"
-    assert resolve_alias("tuned@/x.gguf") == f"llama@{TUNED_ADAPTER}+/x.gguf"
+    assert resolve_alias("tuned") == "tuned"  # merged by the engine
+    assert resolve_alias("tuned@/x.gguf") == "tuned@/x.gguf"
     for other in ("llama", "llama:/m.gguf@/a.gguf", "hf:/dir", "openai:http://h/v1#m"):
         assert resolve_alias(other) == other
     assert is_llama("tuned") and is_llama("base@/x.gguf") and not is_llama("hf:/dir")

@@ -79,8 +79,34 @@ def test_tune_generates_trains_within_budget_exports_and_evaluates(tmp_path, cap
 def test_the_committed_tune_run_rescores_to_its_eval_json():
     from pathlib import Path
 
-    run = Path(__file__).parents[2] / "results" / "tune-travel"
+    run = Path(__file__).parents[2] / "results" / "tune-travel-clean"
     report = json.loads((run / "eval.json").read_text())
     for name, stored in report["scores"].items():
         rows = [json.loads(line) for line in (run / f"eval-{name}.jsonl").open()]
         assert summarize(rows) == stored
+
+
+def test_a_rerun_keeps_the_time_of_phases_it_reuses(tmp_path):
+    from toollearn.cli.tune import _finished, _Timings
+
+    t = _Timings(tmp_path / "timings.json")
+    with t.phase("data"):
+        pass
+    t.set("training", 850.46)
+    again = _Timings(tmp_path / "timings.json")  # a second invocation reusing both phases
+    with again.phase("data", reused=True):
+        pass
+    assert again.seconds["data"] is not None and again.summary()["training"] == 850.5
+    fresh = _Timings(tmp_path / "other.json")
+    with fresh.phase("data", reused=True):  # made before timings were kept
+        pass
+    assert fresh.summary() == {"data": None, "total": 0.0}
+
+    run = tmp_path / "train"
+    assert not _finished(run)
+    (run / "adapter").mkdir(parents=True)
+    (run / "train.json").write_text(json.dumps({"steps": 20, "planned_steps": 48}))
+    assert not _finished(run)  # killed before its last step
+    (run / "train.json").write_text(json.dumps({"steps": 20, "planned_steps": 48,
+                                                "stopped_by_time_budget": True}))  # fmt: skip
+    assert _finished(run)

@@ -7,8 +7,10 @@ One command runs the whole loop on a CPU:
 4. the adapter exported as GGUF (`OUT/adapter.gguf`) for llama.cpp;
 5. base vs tuned on the held-out test (constrained, as served): decision, exact calls, tool
    and argument F1 (`OUT/eval.json`, the per-turn records in `OUT/eval-*.jsonl`);
-and prints how to serve the tuned model. Rerunning resumes: made data is kept and training
-continues from its last checkpoint within the same budget.
+and prints how to serve the tuned model. Rerunning resumes: made data is kept, a finished
+training run and its adapter are reused, an unfinished one continues from its last checkpoint
+within the same budget. Each phase's wall time is kept in `OUT/timings.json`, so a resumed
+run still reports the time its reused phases took.
 """
 
 from __future__ import annotations
@@ -16,6 +18,8 @@ from __future__ import annotations
 import argparse
 import json
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -70,14 +74,18 @@ def run_tune(args: argparse.Namespace) -> int:
 
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    t0 = time.time()
-    test_dir = _datagen(args.tools, args.test, args.seed + 1, out / "data-test", args.docs, None)
-    test = read_dataset(test_dir)
-    queries = out / "test_queries.txt"
-    queries.write_text("".join(f"{q}\n" for q in sorted({s.metadata.get("query", "")
-                                                         for s in test} - {""})))  # fmt: skip
-    train_dir = _datagen(args.tools, args.samples, args.seed, out / "data-train", args.docs,
-                         queries)  # fmt: skip
+    timings = _Timings(out / "timings.json")
+    made = (out / "data-test" / "data.jsonl").is_file() and (
+        out / "data-train" / "data.jsonl").is_file()  # fmt: skip
+    with timings.phase("data", reused=made):
+        test_dir = _datagen(args.tools, args.test, args.seed + 1, out / "data-test", args.docs,
+                            None)  # fmt: skip
+        test = read_dataset(test_dir)
+        queries = out / "test_queries.txt"
+        queries.write_text("".join(f"{q}\n" for q in sorted({s.metadata.get("query", "")
+                                                             for s in test} - {""})))  # fmt: skip
+        train_dir = _datagen(args.tools, args.samples, args.seed, out / "data-train", args.docs,
+                             queries)  # fmt: skip
     print(f"data: {len(test)} test turns, training data in {train_dir}", flush=True)
     config = load_config(
         None, output_dir=str(out / "train"), datasets={str(train_dir): 1.0}, eval_samples=32,
@@ -85,25 +93,29 @@ def run_tune(args: argparse.Namespace) -> int:
         learning_rate=args.learning_rate, batch_size=1, grad_accum=4, seed=args.seed,
         threads=args.threads, save_steps=20, eval_steps=50, logging_steps=5, resume=True,
     )  # fmt: skip
-    t1 = time.time()
-    run = train(config)
-    t2 = time.time()
-    adapter = export_lora_gguf(run / "adapter", out / "adapter.gguf")
+    run = Path(config.output_dir)
+    if _finished(run) and (out / "adapter.gguf").is_file():
+        print(f"training: reusing the finished run in {run}", flush=True)
+        adapter = out / "adapter.gguf"
+    else:
+        run = train(config)
+        adapter = export_lora_gguf(run / "adapter", out / "adapter.gguf")
+    # the trainer's own clock (model loading included; the last attempt's if resumed)
+    timings.set("training", json.loads((run / "train.json").read_text())["wall_seconds"])
     options = {"n_threads": args.threads} if args.threads else {}
     scores, engines = {}, {}
-    for name, spec in (("base", "llama"), ("tuned", f"llama@{adapter}")):
-        engine = load_engine(spec, **options)
-        summary, records = evaluate(engine, test)
-        scores[name] = summary
-        engines[name] = {"spec": spec, **engine.describe()}
-        with (out / f"eval-{name}.jsonl").open("w", encoding="utf-8") as fh:
-            fh.writelines(json.dumps(r, ensure_ascii=False) + "\n" for r in records)
+    with timings.phase("evaluation"):
+        for name, spec in (("base", "llama"), ("tuned", f"llama@{adapter}")):
+            engine = load_engine(spec, **options)
+            summary, records = evaluate(engine, test)
+            scores[name] = summary
+            engines[name] = {"spec": spec, **engine.describe()}
+            with (out / f"eval-{name}.jsonl").open("w", encoding="utf-8") as fh:
+                fh.writelines(json.dumps(r, ensure_ascii=False) + "\n" for r in records)
     info = json.loads((run / "train.json").read_text())
     report = {"tools": args.tools, "scores": scores, "test_turns": len(test),
               "train_samples": info["samples"]["train"], "tokens_seen": info["tokens_seen"],
-              "seconds": {"data": round(t1 - t0, 1), "training": round(t2 - t1, 1),
-                          "evaluation": round(time.time() - t2, 1),
-                          "total": round(time.time() - t0, 1)},
+              "seconds": timings.summary(),
               "adapter": str(adapter), "train_run": str(run), "engines": engines,
               "decoding": {"greedy": True, "constrained": "tool-calls", "max_tokens": 256},
               "docs": args.docs}  # fmt: skip
@@ -116,14 +128,51 @@ def run_tune(args: argparse.Namespace) -> int:
     return 0
 
 
+def _finished(run: Path) -> bool:
+    """Whether `run` holds a training run that ended (steps done or time budget spent)."""
+    try:
+        info = json.loads((run / "train.json").read_text())
+    except (OSError, ValueError):
+        return False
+    done = info.get("stopped_by_time_budget") or info.get("steps") == info.get("planned_steps")
+    return bool(done) and (run / "adapter").is_dir()
+
+
+class _Timings:
+    """Wall seconds per phase, kept in a file so that a rerun that reuses a phase's output
+    still reports the time that phase took when it ran (None: it ran before timings were
+    kept)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.seconds: dict[str, float | None] = {}
+        if path.is_file():
+            self.seconds = json.loads(path.read_text())
+
+    @contextmanager
+    def phase(self, name: str, reused: bool = False) -> Iterator[None]:
+        t0 = time.time()
+        yield
+        if not reused or name not in self.seconds:
+            self.seconds[name] = None if reused else round(time.time() - t0, 1)
+        self.path.write_text(json.dumps(self.seconds, indent=2) + "\n")
+
+    def set(self, name: str, seconds: float) -> None:
+        self.seconds[name] = round(seconds, 1)
+        self.path.write_text(json.dumps(self.seconds, indent=2) + "\n")
+
+    def summary(self) -> dict[str, float | None]:
+        return {**self.seconds, "total": round(sum(v or 0.0 for v in self.seconds.values()), 1)}
+
+
 def table(report: dict[str, Any]) -> str:
     """The base vs tuned table of a tune report."""
     keys = ("format", "decision", "exact", "tool_f1", "arg_f1")
     lines = ["model  " + "  ".join(f"{k:>8}" for k in keys)]
     for name, s in report["scores"].items():
         lines.append(f"{name:<6} " + "  ".join(f"{s[k]:>8.1f}" for k in keys))
-    sec = report["seconds"]
+    took = ", ".join(f"{k} {'(not timed)' if v is None else f'{v:.0f} s'}"
+                     for k, v in report["seconds"].items() if k != "total")  # fmt: skip
     lines.append(f"{report['test_turns']} held-out turns; {report['train_samples']} training "
-                 f"samples, {report['tokens_seen']} tokens; data {sec['data']:.0f} s, training "
-                 f"{sec['training']:.0f} s, evaluation {sec['evaluation']:.0f} s")  # fmt: skip
+                 f"samples, {report['tokens_seen']} tokens; {took}")  # fmt: skip
     return "\n".join(lines)

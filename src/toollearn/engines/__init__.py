@@ -12,7 +12,8 @@
   "openai:http://host:port/v1#model"                     any OpenAI-compatible server
   "scripted"                    a ScriptedEngine (options: responses=[...])
   "tuned" | "base"              the embedded model with / without the shipped tools-135m
-                                adapter ("tuned@/more.gguf" stacks another; toollearn.models)
+                                adapter, which "tuned" merges into the weights (llama_merge;
+                                "tuned@/more.gguf" adds a runtime LoRA; toollearn.models)
 
 `load_engines({role: spec})` loads each base model once: specs that differ only in their
 adapter become views of one engine, switching adapters per call (one backbone, many roles).
@@ -49,11 +50,8 @@ def load_engine(spec: str = "llama", **options: Any) -> Engine:
     if adapter:
         return load_engines({"x": spec}, **options)["x"]
     kind, _, rest = base.partition(":")
-    if kind == "llama":
-        from toollearn.engines.llama import LlamaEngine, quiet_openmp
-
-        quiet_openmp()
-        return LlamaEngine(rest or None, **options)
+    if kind in ("llama", "tuned"):
+        return _llama(kind, rest, **options)
     if kind == "hf":
         if not rest:
             raise EngineError("hf engine needs a path: hf:/model_dir[+/adapter_dir]")
@@ -76,9 +74,24 @@ def load_engine(spec: str = "llama", **options: Any) -> Engine:
     )
 
 
+def _llama(kind: str, rest: str, **options: Any) -> Engine:
+    """A LlamaEngine: "llama[:model]" as named, "tuned": the embedded model with the shipped
+    adapter merged into its weights."""
+    from toollearn.engines.llama import LlamaEngine, quiet_openmp
+    from toollearn.models import tuned_adapter
+
+    quiet_openmp()
+    if kind == "tuned":
+        if rest:
+            raise EngineError(f"'tuned' names the embedded model; got 'tuned:{rest}'")
+        return LlamaEngine(None, merge=[tuned_adapter()], **options)
+    return LlamaEngine(rest or None, **options)
+
+
 def split_adapter(spec: str) -> tuple[str, str]:
-    """("llama:/m.gguf", "/a.gguf") from "llama:/m.gguf@/a.gguf"; adapters only for llama/hf."""
-    if spec.startswith(("llama", "hf:")) and "@" in spec:
+    """("llama:/m.gguf", "/a.gguf") from "llama:/m.gguf@/a.gguf"; adapters for llama, tuned
+    and hf specs only."""
+    if spec.startswith(("llama", "tuned", "hf:")) and "@" in spec:
         base, _, adapter = spec.partition("@")
         return base, adapter
     return spec, ""
@@ -108,18 +121,16 @@ def load_engines(specs: dict[str, str], **options: Any) -> dict[str, Engine]:
         base, adapter = split_adapter(spec)
         named = groups.setdefault(base, {})
         if adapter:
-            named[adapter] = adapter_stack(adapter, base.partition(":")[0])
+            kind = base.partition(":")[0]
+            named[adapter] = adapter_stack(adapter, "llama" if kind == "tuned" else kind)
     engines: dict[str, Any] = {}
     for base, named in groups.items():
         if not named:
             engines[base] = load_engine(base, **options)
             continue
         kind, _, rest = base.partition(":")
-        if kind == "llama":
-            from toollearn.engines.llama import LlamaEngine, quiet_openmp
-
-            quiet_openmp()
-            engines[base] = LlamaEngine(rest or None, adapters=named, **options)
+        if kind in ("llama", "tuned"):
+            engines[base] = _llama(kind, rest, adapters=named, **options)
         else:  # split_adapter gives adapters to llama and hf specs only
             from toollearn.engines.hf import HFEngine
 

@@ -27,6 +27,9 @@ EMBEDDED_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
 # how the embedded model runs unless told otherwise (see benchmarks/engines.py)
 EMBEDDED_WEIGHTS = "file"  # generate with the shipped Q4_1 weights (fastest decode)
 EMBEDDED_PREFILL = "f16"  # read prompts with a cached F16 copy of them (llama_weights)
+# a model with adapters merged (llama_merge) is an F16 file: it reads prompts as it is and
+# generates with a Q8_0 copy (fine enough to keep the LoRA deltas, which Q4_1 rounds away)
+MERGED_WEIGHTS, MERGED_PREFILL = "q8_0", "file"
 FLASH_ATTN = False  # on, the Q4_1 decode of a batch differs from one sequence alone
 _MODELS: dict[tuple, Any] = {}
 
@@ -109,7 +112,10 @@ class LlamaEngine:
     type that reads prompts, a second copy of the model whose KV cache is handed to the
     generating one (llama_prefill); None or the same type: one model does both. Defaults: the
     embedded model reads prompts in F16 and generates with its Q4_1 file (EMBEDDED_*); any
-    other GGUF runs as it is; giving only `weights` makes it do both. flash_attn: llama.cpp's
+    other GGUF runs as it is; giving only `weights` makes it do both. merge: GGUF LoRA files
+    merged into the model's weights before it loads (llama_merge: no cost per token, unlike
+    `adapters`); the merged embedded model reads prompts in F16 and generates in Q8_0
+    (MERGED_*). flash_attn: llama.cpp's
     flash attention (on both models; off by default: with it on, Q4_1 decoding of several
     sequences at once gives other greedy text than of one alone, see benchmarks/engines.py).
     """
@@ -131,13 +137,22 @@ class LlamaEngine:
         weights: str | None = None,
         prefill_weights: str | None = None,
         flash_attn: bool = FLASH_ATTN,
+        merge: Sequence[str | Path] = (),
     ):
-
+        from toollearn.engines.llama_merge import with_merged
         from toollearn.engines.llama_prefill import PromptReader
 
         self.source_path = Path(model_path) if model_path else embedded_model_path()
+        self.merged = [Path(p).resolve() for p in merge]
+        if self.merged:
+            self.base_source = self.source_path
+            self.source_path = with_merged(self.source_path, self.merged)
         if model_path is None and weights is None:
-            weights, prefill_weights = EMBEDDED_WEIGHTS, prefill_weights or EMBEDDED_PREFILL
+            weights, prefill_weights = (
+                (MERGED_WEIGHTS, prefill_weights or MERGED_PREFILL)
+                if self.merged
+                else (EMBEDDED_WEIGHTS, prefill_weights or EMBEDDED_PREFILL)
+            )
         self.weights = weights or AS_SHIPPED
         self.prefill_weights = prefill_weights if prefill_weights != self.weights else None
         self.model_path = with_weights(self.source_path, self.weights)
@@ -154,7 +169,11 @@ class LlamaEngine:
             self.reader = PromptReader(reader)
             _adapter_set(reader)
         label = _weights_label(self.weights, self.prefill_weights)
-        self.base_name = f"llama:{self.source_path.name}{label}"
+        if self.merged:
+            merged = "+".join(p.stem for p in self.merged)
+            self.base_name = f"llama:{self.base_source.name}<{merged}>{label}"
+        else:
+            self.base_name = f"llama:{self.source_path.name}{label}"
         self.fast_grammar = fast_grammar
         self.n_seq, self.seq_ctx = max(1, n_seq), min(seq_ctx, n_ctx)
         self._template: ChatTemplate | None = None
@@ -228,6 +247,9 @@ class LlamaEngine:
         out = {"engine": self.name, "model": file_record(self.model_path), "adapters": adapters}
         if self.model_path != self.source_path or self.prefill_path:
             out["converted_from"] = file_record(self.source_path)
+        if self.merged:
+            out["merged"] = {"base": file_record(self.base_source),
+                             "adapters": [file_record(p) for p in self.merged]}  # fmt: skip
         out["weights"] = self.weights
         if self.prefill_path:
             out["prefill_model"] = file_record(self.prefill_path)

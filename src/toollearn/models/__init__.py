@@ -3,8 +3,10 @@
 `tools-135m.gguf` is a LoRA adapter (GGUF, f16) for the embedded SmolLM2-135M-Instruct,
 trained by `toollearn train --config recipes/tools-135m.yaml` on a 2-core CPU; `train.json`
 beside it records the data hashes, settings and versions, and NOTICE the data sources. The
-engine spec `tuned` is the embedded model with this adapter (the default of every command),
-`base` the plain embedded model; either may name more adapters after `@`.
+engine spec `tuned` is the embedded model with this adapter merged into its weights (the
+default of every command; `engines.llama_merge`), `base` the plain embedded model; either may
+name runtime adapters after `@`. `llama@<TUNED_ADAPTER>` applies the same adapter at run time
+(same outputs up to rounding, slower decoding).
 """
 
 from __future__ import annotations
@@ -37,12 +39,12 @@ def tuned_info() -> dict[str, Any]:
 
 
 def resolve_alias(spec: str) -> str:
-    """'base[@A]' -> 'llama[@A]'; 'tuned[@A]' -> 'llama@<shipped adapter>[+A]'; other specs
-    unchanged."""
+    """'base[@A]' -> 'llama[@A]'; other specs (`tuned[@A]` included) unchanged. 'tuned' stays
+    a kind of its own: the engine merges the shipped adapter into the weights (checked here,
+    so a missing adapter fails before anything loads)."""
     name, sep, extra = spec.partition("@")
     if name == "base":
         return "llama" + sep + extra
     if name == "tuned":
-        adapter = str(tuned_adapter())
-        return f"llama@{adapter}+{extra}" if extra else f"llama@{adapter}"
+        tuned_adapter()
     return spec

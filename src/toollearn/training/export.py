@@ -101,52 +101,23 @@ def export_merged_gguf(
     out: str | Path,
     dtype: str = "f16",
 ) -> Path:
-    """The base GGUF with LoRA adapters merged into its weights (several: a stack, e.g.
-    GLPFT's stage-1 + role adapter): every metadata field and untouched tensor copied as it
-    is, each adapted weight dequantised, given the adapters' deltas (in llama.cpp's row order)
-    and written as f16 or q8_0. A small adapter's deltas can
-    fall below q8_0's rounding (measured: a few steps of training gave deltas of 1e-4 against
-    a q8_0 error of 1e-3), so f16 is the default; serving the adapter on the unchanged base
-    (llama.cpp applies several adapters at once) loses nothing."""
-    import gguf
-    import numpy as np
+    """The base GGUF with PEFT LoRA adapters merged into its weights (several: a stack, e.g.
+    GLPFT's stage-1 + role adapter), each adapted weight written as f16 or q8_0
+    (`engines.llama_merge.write_merged`). A small adapter's deltas can fall below q8_0's
+    rounding (measured: a few steps of training gave deltas of 1e-4 against a q8_0 error of
+    1e-3), so f16 is the default; serving the adapter on the unchanged base (llama.cpp applies
+    several adapters at once) loses nothing."""
+    from toollearn.engines.llama_merge import write_merged
 
     if isinstance(adapter_dirs, (str, Path)):
         adapter_dirs = [adapter_dirs]
-    deltas: dict[str, list[tuple[float, Any, Any]]] = {}  # tensor -> [(scale, A, B)]
+    deltas: dict[str, Any] = {}  # tensor -> sum of scale * B @ A (llama.cpp's row order)
     for adapter_dir in adapter_dirs:
         tensors, config = gguf_lora_tensors(Path(adapter_dir))
         scale = float(config["lora_alpha"]) / float(config["r"])
         for name in tensors:
             if name.endswith(".lora_a"):
                 base = name.removesuffix(".lora_a")
-                deltas.setdefault(base, []).append(
-                    (scale, tensors[name], tensors[f"{base}.lora_b"])
-                )
-    base_gguf, out = Path(base_gguf), Path(out)
-    reader = gguf.GGUFReader(str(base_gguf))
-    arch = str(reader.fields["general.architecture"].contents())
-    writer = gguf.GGUFWriter(str(out), arch)
-    for field in reader.fields.values():
-        if field.name.startswith("GGUF.") or field.name == "general.architecture":
-            continue
-        sub = field.types[1] if len(field.types) > 1 else None
-        writer.add_key_value(field.name, field.contents(), field.types[0], sub)
-    qtype = gguf.GGMLQuantizationType.Q8_0 if dtype == "q8_0" else gguf.GGMLQuantizationType.F16
-    for t in reader.tensors:
-        if t.name not in deltas:
-            writer.add_tensor(t.name, t.data, raw_shape=t.data.shape, raw_dtype=t.tensor_type)
-            continue
-        merged = gguf.quants.dequantize(t.data, t.tensor_type).astype(np.float32)
-        for scale, a, b in deltas[t.name]:
-            merged += scale * (b @ a)
-        if qtype == gguf.GGMLQuantizationType.F16:
-            writer.add_tensor(t.name, merged.astype(np.float16))
-        else:
-            data = gguf.quants.quantize(merged, qtype)
-            writer.add_tensor(t.name, data, raw_shape=data.shape, raw_dtype=qtype)
-    writer.write_header_to_file()
-    writer.write_kv_data_to_file()
-    writer.write_tensors_to_file()
-    writer.close()
-    return out
+                delta = scale * (tensors[f"{base}.lora_b"] @ tensors[name])
+                deltas[base] = deltas[base] + delta if base in deltas else delta
+    return write_merged(Path(base_gguf), deltas, Path(out), dtype)
