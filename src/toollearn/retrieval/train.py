@@ -157,7 +157,7 @@ def train_retriever(config: RetrieverConfig) -> Path:
         num_train_epochs=config.epochs,
         per_device_train_batch_size=config.batch_size,
         learning_rate=config.learning_rate,
-        warmup_ratio=config.warmup_ratio,
+        warmup_steps=config.warmup_ratio,  # a float below 1: a share of the steps
         seed=config.seed,
         batch_sampler="no_duplicates",  # no in-batch negative equals the positive
         logging_steps=10,
