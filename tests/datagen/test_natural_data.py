@@ -138,9 +138,25 @@ def test_same_seed_same_bytes_other_seed_differs(tmp_path):
     assert data[0] == data[1] and data[0] != data[2]
 
 
+def test_declines_show_a_query_among_tools_that_are_not_its_own():
+    from toollearn.datagen.mixture import DECLINES
+
+    got = generate_natural(SAMPLE, n_multi=0, n_parallel=0, n_none=12)
+    none = [s for s in got.samples if s.metadata["kind"] == "none"]
+    assert len(none) == 12 and got.config["by_kind"]["none"] == 12
+    singles = {s.metadata["query"]: s.metadata["gold"][0] for s in got.samples
+               if s.metadata["kind"] == "single"}  # fmt: skip
+    for s in none:
+        assert s.task == "tool-calls" and len(s.tools) == 5 and s.metadata["gold"] == []
+        assert singles[s.metadata["query"]] not in {t.name for t in s.tools}
+        answer = tool_calls.parse(s.target)
+        assert answer.declined and answer.text in DECLINES
+    assert generate_natural(SAMPLE, n_multi=0, n_parallel=0).config["by_kind"].get("none") is None
+
+
 @pytest.mark.shared
 def test_real_data_is_clean(deer_dir):
-    got = generate_natural(deer_dir, n_multi=300, n_parallel=150)
+    got = generate_natural(deer_dir, n_multi=300, n_parallel=150, n_none=300)
     assert got.config["tools_train"] == 900 and 7000 < got.config["examples_used"] < 8650
     report = leakage_report(got.samples, deer_exclusions(deer_dir))
     assert report["clean"], report

@@ -79,6 +79,11 @@ def _extra(kind: str, p: argparse.ArgumentParser) -> None:
         p.add_argument("--answer-engine", default="llama",
                        help="engine writing the NoSearch answers (the base model)")  # fmt: skip
         p.add_argument("--answers-cache", default=None, help="resumable cache of the answers")
+    if kind == "natural":
+        p.add_argument("--none", type=int, default=0,
+                       help="decline samples: example queries among 5 tools that are not "
+                       "theirs, answered [] (general format; 0, the default, makes the data "
+                       "tools-135m v1 was trained on)")  # fmt: skip
     if kind == "apps":
         p.add_argument("--app", choices=("home-search", "trip-booking"), required=True)
         p.add_argument("--allshot", type=float, default=0.5,
@@ -146,7 +151,7 @@ def _generate_other(args: argparse.Namespace, root: str | None, ex: Any) -> Any:
     if args.kind == "natural":
         from toollearn.datagen.natural import generate_natural
 
-        return generate_natural(root, seed=args.seed, exclusions=ex)
+        return generate_natural(root, seed=args.seed, n_none=args.none, exclusions=ex)
     from toollearn.datagen.apps import generate_apps
 
     lo, _, hi = args.pairs.partition(",")

@@ -6,7 +6,10 @@ every call format we serve (the general tool-calls format and Seal-Tools).
 - multi: the queries of 2-3 examples of different tools joined into one request, one call each,
   in order (the gold tools plus random distractors, 5 candidates in all);
 - parallel: 2-3 examples of the same tool joined (several value sets of one tool), one call
-  each.
+  each;
+- none: one example's query shown with 5 random training tools that are not its own, answered
+  `[]` and a decline (general format only: Seal-Tools has no way to decline). Random others
+  rarely do the same job among ToolDEER's 900 training tools (DEER's "random" NoCall branch).
 Joined requests use varied connectives ("First, ..., then ...", "Also, ...", "...; and ...",
 "After that, ...") and de-capitalise the parts they continue only when the first word is a
 common word (its lower-case form occurs mid-sentence in the corpus more often than its
@@ -33,6 +36,7 @@ from toollearn.core.types import Example, Tool, ToolCall
 from toollearn.datagen.dataset import Generated
 from toollearn.datagen.deer import ToolExample, shown, training_tools, usable_examples
 from toollearn.datagen.leakage import Exclusions, deer_exclusions
+from toollearn.datagen.mixture import DECLINES
 from toollearn.datagen.samples import to_training_sample
 from toollearn.decoding.seal_tools import response_count
 
@@ -192,6 +196,25 @@ def single_samples(examples, pool, formats, seed) -> list[TrainingSample]:
     return out
 
 
+def none_samples(examples, pool, n: int, seed) -> list[TrainingSample]:
+    """n examples' queries among 5 tools that are not theirs, answered `[]` and a decline."""
+    if not examples or n <= 0:
+        return []
+    rng = random.Random(f"{seed}:natural:none")
+    picked = rng.sample(examples, min(n, len(examples)))
+    out = []
+    for ex in picked:
+        r = random.Random(f"{seed}:natural:none:{ex.tool.name}:{ex.index}")
+        tools = r.sample([t for t in pool if t.name != ex.tool.name], CANDIDATES)
+        example = Example(f"none:{ex.tool.name}:{ex.index}", ex.query, tuple(tools), (),
+                          answer=r.choice(DECLINES), split="none",
+                          metadata={"source": SOURCE})  # fmt: skip
+        out += [replace(s, metadata={"kind": "none", "tools": [t.name for t in tools],
+                                     "gold": [], "query": ex.query})
+                for s in to_training_sample(example, "tool-calls")]  # fmt: skip
+    return out
+
+
 def composed_samples(
     kind: str, n: int, examples, pool, formats, seed, decap, out: Generated
 ) -> list[TrainingSample]:
@@ -231,6 +254,7 @@ def generate_natural(
     formats: Sequence[str] = FORMATS,
     n_multi: int = 2000,
     n_parallel: int = 1000,
+    n_none: int = 0,
     exclusions: Exclusions | None = None,
 ) -> Generated:
     """Single, multi and parallel call samples from ToolDEER's examples (module docstring)."""
@@ -246,6 +270,8 @@ def generate_natural(
     out.samples = single_samples(examples, pool, formats, seed)
     for kind, n in (("multi", n_multi), ("parallel", n_parallel)):
         out.samples += composed_samples(kind, n, examples, pool, formats, seed, decap, out)
+    if "tool-calls" in formats:
+        out.samples += none_samples(examples, pool, n_none, seed)
     kinds = Counter(s.metadata["kind"] for s in out.samples)
     out.config = {
         "generator": "natural",
@@ -254,6 +280,7 @@ def generate_natural(
         "candidates": CANDIDATES,
         "n_multi": n_multi,
         "n_parallel": n_parallel,
+        "n_none": n_none,
         "tools_train": len(tools),
         "tools_used": len({g for s in out.samples for g in s.metadata["gold"]}),
         "examples_used": len(examples),

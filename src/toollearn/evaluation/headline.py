@@ -35,6 +35,10 @@ PANELS = (
           ("Format ACC", "Tool F1", "Param F1"), "Param F1", "Seal-Tools\nfree"),
     Panel("deer-test-dc", "DEER test, unseen tools, Decision-Call (released format)",
           ("P_NoCall", "P_Call", "P_DC", "P_DC_strict"), "P_DC", "DEER test\n(unseen tools)"),
+    Panel("deer-tool_bench-dc", "DEER ToolBench file, unseen tools, Decision-Call",
+          ("P_NoCall", "P_Call", "P_DC", "P_DC_strict"), "P_DC", "DEER\nToolBench"),
+    Panel("deer-tool_corpus-dc", "DEER ToolCorpus file, unseen tools, Decision-Call",
+          ("P_NoCall", "P_Call", "P_DC", "P_DC_strict"), "P_DC", "DEER\nToolCorpus"),
     Panel("deer-valid", "DEER valid, seen tools, whole pipeline (released format)",
           ("P_NoSearch", "P_Search", "P_DS", "P_NoCall", "P_Call", "P_DC"), "P_DS",
           "DEER valid\n(seen tools)"),
@@ -57,8 +61,9 @@ def paper_rows(panel: Panel) -> dict[str, dict[str, float]]:
     if panel.folder.startswith("seal"):
         return {f"{system} (Seal-Tools Table 2)": dict(zip(SEAL, values))
                 for system, values in SEAL_PAPER["all"].items()}  # fmt: skip
-    if panel.folder == "deer-test-dc":
-        return {f"{system} (DEER Table 3)": dict(zip(("P_NoCall", "P_Call", "P_DC"), sets["test"]))
+    if panel.folder.startswith("deer-") and panel.folder.endswith("-dc"):
+        split = panel.folder.removeprefix("deer-").removesuffix("-dc")
+        return {f"{system} (DEER Table 3)": dict(zip(("P_NoCall", "P_Call", "P_DC"), sets[split]))
                 for system, sets in DEER_PAPER.items()}  # fmt: skip
     if panel.folder.startswith("apps"):
         app = 0 if "home-search" in panel.folder else 1
