@@ -55,7 +55,7 @@ def test_call_in_the_seal_tools_format(tmp_path, capsys):
 def test_demo_shows_base_and_tuned_with_both_scorers(capsys):
     assert main(["demo", "-n", "1", "--max-tokens", "24", "--threads", "1"]) == 0
     out = capsys.readouterr().out
-    assert "tools-135m.gguf" in out.splitlines()[0]  # the shipped adapter, named
+    assert "<tools-135m>[q8_0, prefill f16]" in out.splitlines()[0]  # the adapter, merged
     for run in ("base free", "base constrained", "tuned free", "tuned constrained"):
         assert f"  {run:<18}: " in out
     assert "official" in out and "strict" in out and "hallucinated" in out

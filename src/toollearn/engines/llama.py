@@ -169,7 +169,8 @@ class LlamaEngine:
             self.reader = PromptReader(reader)
             _adapter_set(reader)
         label = _weights_label(self.weights, self.prefill_weights)
-        if self.merged:
+        if self.merged:  # the merged file as it is holds F16 weights
+            label = label.replace(f"prefill {AS_SHIPPED}", "prefill f16")
             merged = "+".join(p.stem for p in self.merged)
             self.base_name = f"llama:{self.base_source.name}<{merged}>{label}"
         else:
