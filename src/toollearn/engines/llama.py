@@ -115,9 +115,9 @@ class LlamaEngine:
     other GGUF runs as it is; giving only `weights` makes it do both. merge: GGUF LoRA files
     merged into the model's weights before it loads (llama_merge: no cost per token, unlike
     `adapters`); the merged embedded model reads prompts in F16 and generates in Q8_0
-    (MERGED_*). flash_attn: llama.cpp's
-    flash attention (on both models; off by default: with it on, Q4_1 decoding of several
-    sequences at once gives other greedy text than of one alone, see benchmarks/engines.py).
+    (MERGED_*). flash_attn: llama.cpp's flash attention (on both models; off by default: with
+    it on, Q4_1 decoding of several sequences at once gives other greedy text than of one
+    alone, see benchmarks/engines.py).
     """
 
     supports_constraints = True
