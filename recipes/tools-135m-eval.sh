@@ -3,7 +3,8 @@
 #   bash recipes/tools-135m-eval.sh [ADAPTER] [OUT] [PART]
 # ADAPTER: a GGUF LoRA applied at run time on `--weights file` (default
 # runs/train/tools-135m/adapter.gguf), or `tuned`: the shipped default engine (the adapter
-# merged into the weights, F16 prompt reading, Q8_0 decoding). OUT: run folder (default
+# merged into the weights, F16 prompt reading, Q8_0 decoding), or `tuned:FILE`: the same engine
+# with the adapter FILE merged instead of the shipped one. OUT: run folder (default
 # runs/eval-tools-135m). PART: N evaluates shard 1/N of each test set (default 8; 1: the whole
 # set). Each benchmark runs as two 1-thread processes (shards 1 and N+1 of 2N, which together
 # are shard 1/N), is merged, and is compared with the committed base run on the ids both
@@ -21,8 +22,8 @@ OUT=${2:-runs/eval-tools-135m}
 PART=${3:-8}
 DATA=${DATA_ROOT:-../shared/data}
 TL=${TOOLLEARN:-toollearn}
-if [[ $ADAPTER == tuned ]]; then
-  ENGINE=(--engine tuned --threads 1)
+if [[ $ADAPTER == tuned || $ADAPTER == tuned:* ]]; then
+  ENGINE=(--engine "$ADAPTER" --threads 1)
 else
   ENGINE=(--engine "llama@$ADAPTER" --weights file --threads 1)
 fi

@@ -117,3 +117,12 @@ def test_the_merged_tuned_engine_calls_as_the_runtime_adapter_does():
     info = merged.describe()
     assert info["weights"] == "q8_0" and info["merged"]["adapters"][0]["sha256"]
     assert "<tools-135m>" in merged.name
+    named = load_engine(f"tuned:{TUNED_ADAPTER}", n_threads=1, n_seq=1)  # the same, by path
+    assert named.name == merged.name
+
+
+def test_tuned_with_a_missing_adapter_file_is_a_clear_error(tmp_path):
+    from toollearn.engines import load_engine
+
+    with pytest.raises(EngineError, match="adapter to merge not found"):
+        load_engine(f"tuned:{tmp_path / 'nope.gguf'}")

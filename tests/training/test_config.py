@@ -25,7 +25,8 @@ def test_the_example_config_loads_and_flags_override_it():
     [("lerning_rate: 1.0\n", "unknown training config keys: lerning_rate"),
      ("- a\n- b\n", "a YAML mapping"),
      ("method: qlora\n", "method must be lora or full"),
-     ("batch_size: four\n", "bad training config value")],
+     ("batch_size: four\n", "bad training config value"),
+     ("glpft: staged\n", "glpft must be glpft, direct, joint or single")],
 )  # fmt: skip
 def test_bad_configs_are_named(tmp_path, text, message):
     path = tmp_path / "run.yaml"

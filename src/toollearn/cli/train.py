@@ -30,7 +30,7 @@ def register(subparsers: Any) -> None:
     p.add_argument("--dataset", action="append", default=[], metavar="PATH[=WEIGHT]",
                    help="a data.jsonl (or its folder) and its mixing weight")  # fmt: skip
     for f in dataclasses.fields(TrainConfig):
-        if f.name == "datasets":
+        if f.name in ("datasets", "glpft"):  # both have flags of their own above
             continue
         flag = "--" + f.name.replace("_", "-")
         if f.type in ("bool",) or isinstance(f.default, bool):
@@ -72,10 +72,10 @@ def run_train(args: argparse.Namespace) -> int:
         from toollearn.training.recipe import make_missing_data
 
         make_missing_data(config.datagen, run=main)
-    if args.glpft:
+    if config.glpft:
         from toollearn.training.glpft import run_glpft
 
-        summary = run_glpft(config, config.output_dir, args.glpft)
+        summary = run_glpft(config, config.output_dir, config.glpft)
         print(f"trained {', '.join(summary['runs'])} into {config.output_dir}; serve the roles "
               f"with --engine llama --role-adapters {config.output_dir}")  # fmt: skip
         return 0

@@ -14,6 +14,8 @@
   "tuned" | "base"              the embedded model with / without the shipped tools-135m
                                 adapter, which "tuned" merges into the weights (llama_merge;
                                 "tuned@/more.gguf" adds a runtime LoRA; toollearn.models)
+  "tuned:/a.gguf[+/b.gguf]"     the embedded model with these GGUF LoRAs merged instead
+                                (how a newly trained adapter runs at the shipped one's speed)
 
 `load_engines({role: spec})` loads each base model once: specs that differ only in their
 adapter become views of one engine, switching adapters per call (one backbone, many roles).
@@ -75,16 +77,18 @@ def load_engine(spec: str = "llama", **options: Any) -> Engine:
 
 
 def _llama(kind: str, rest: str, **options: Any) -> Engine:
-    """A LlamaEngine: "llama[:model]" as named, "tuned": the embedded model with the shipped
-    adapter merged into its weights."""
+    """A LlamaEngine: "llama[:model]" as named, "tuned[:a.gguf+b.gguf]": the embedded model
+    with the shipped adapter (or the named ones) merged into its weights."""
     from toollearn.engines.llama import LlamaEngine, quiet_openmp
     from toollearn.models import tuned_adapter
 
     quiet_openmp()
     if kind == "tuned":
-        if rest:
-            raise EngineError(f"'tuned' names the embedded model; got 'tuned:{rest}'")
-        return LlamaEngine(None, merge=[tuned_adapter()], **options)
+        merge = [Path(p) for p in rest.split("+") if p] or [tuned_adapter()]
+        missing = [str(p) for p in merge if not p.is_file()]
+        if missing:
+            raise EngineError(f"adapter to merge not found: {', '.join(missing)}")
+        return LlamaEngine(None, merge=merge, **options)
     return LlamaEngine(rest or None, **options)
 
 

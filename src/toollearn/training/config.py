@@ -26,7 +26,9 @@ class TrainConfig:
     Training stops at `epochs`, at `max_tokens_seen` tokens or after `max_minutes` of
     training (resumed runs count their earlier time), whichever comes first.
     `base_adapter` merges a PEFT adapter folder into the base before training (GLPFT stage 2
-    starts from the stage-1 weights).
+    starts from the stage-1 weights). `glpft` (glpft | direct | joint | single) trains
+    alpha-UMi's roles instead of one adapter (training.glpft; each stage gets these fields,
+    `max_minutes` included, with the paper's epochs and learning rate).
     """
 
     output_dir: str = "runs/train"
@@ -62,6 +64,7 @@ class TrainConfig:
     logging_steps: int = 5
     resume: bool = False
     loss_on: str = "spans"  # spans (the model-written parts) | target (the whole turn)
+    glpft: str | None = None  # alpha-UMi mode (training.glpft.MODES); None: one adapter
 
     def to_dict(self) -> dict[str, Any]:
         d = dataclasses.asdict(self)
@@ -113,4 +116,6 @@ def load_config(path: str | Path | None = None, **overrides: Any) -> TrainConfig
         raise DataError(f"method must be lora or full, not {config.method!r}")
     if config.loss_on not in ("spans", "target"):
         raise DataError(f"loss_on must be spans or target, not {config.loss_on!r}")
+    if config.glpft not in (None, "glpft", "direct", "joint", "single"):
+        raise DataError(f"glpft must be glpft, direct, joint or single, not {config.glpft!r}")
     return config
