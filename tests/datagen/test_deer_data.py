@@ -254,3 +254,15 @@ def test_cut_off_answers_keep_their_complete_sentences():
     assert complete_sentences("Use 3.5 cups. Then stir") == "Use 3.5 cups."
     assert complete_sentences("A list:\n1. One.\n2. Tw") == "A list:\n1. One."
     assert complete_sentences("no sentence end at all") == ""
+
+
+def test_the_cli_reads_pool_weights_as_random_intra_inter():
+    import argparse
+
+    from toollearn.cli.datagen import pool_mix
+
+    assert pool_mix("2:1:2") == {"random": 2.0, "intra": 1.0, "inter": 2.0}
+    assert pool_mix("1:0:0") == {"random": 1.0}
+    for bad in ("2:1", "a:b:c", "0:0:0", "-1:1:1"):
+        with pytest.raises(argparse.ArgumentTypeError, match="R:I:X"):
+            pool_mix(bad)

@@ -79,6 +79,9 @@ def _extra(kind: str, p: argparse.ArgumentParser) -> None:
         p.add_argument("--answer-engine", default="llama",
                        help="engine writing the NoSearch answers (the base model)")  # fmt: skip
         p.add_argument("--answers-cache", default=None, help="resumable cache of the answers")
+        p.add_argument("--pool-mix", default="2:1:2", type=pool_mix, metavar="R:I:X",
+                       help="weights of random, intra-cluster and inter-cluster candidate "
+                       "pools (default the paper's 2:1:2; 1:0:0 is random only)")  # fmt: skip
     if kind == "natural":
         p.add_argument("--none", type=int, default=0,
                        help="decline samples: example queries among 5 tools that are not "
@@ -89,6 +92,18 @@ def _extra(kind: str, p: argparse.ArgumentParser) -> None:
         p.add_argument("--allshot", type=float, default=0.5,
                        help="share of all-shot samples (several goal/program pairs)")  # fmt: skip
         p.add_argument("--pairs", default="2,4", help="pairs per all-shot sample, MIN,MAX")
+
+
+def pool_mix(text: str) -> dict[str, float]:
+    """{"random": R, "intra": I, "inter": X} from "R:I:X" (modes weighted 0 left out)."""
+    parts = text.split(":")
+    try:
+        weights = [float(w) for w in parts]
+    except ValueError:
+        weights = []
+    if len(weights) != 3 or min(weights) < 0 or sum(weights) <= 0:
+        raise argparse.ArgumentTypeError(f"{text!r} is not R:I:X, three weights >= 0, not all 0")
+    return {m: w for m, w in zip(("random", "intra", "inter"), weights, strict=True) if w}
 
 
 def run(args: argparse.Namespace) -> int:
@@ -147,7 +162,7 @@ def _generate_other(args: argparse.Namespace, root: str | None, ex: Any) -> Any:
         engine = load_engine_spec(args.answer_engine) if args.nosearch else None
         return generate_deer(root, seed=args.seed, n_nosearch=args.nosearch,
                              answer_engine=engine, answers_cache=args.answers_cache,
-                             exclusions=ex)  # fmt: skip
+                             exclusions=ex, mix=args.pool_mix)  # fmt: skip
     if args.kind == "natural":
         from toollearn.datagen.natural import generate_natural
 
