@@ -67,6 +67,7 @@ def test_tune_generates_trains_within_budget_exports_and_evaluates(tmp_path, cap
     info = json.loads((out / "train" / "train.json").read_text())
     assert info["stopped_by_time_budget"] or info["steps"] == info["planned_steps"]
     assert info["wall_seconds"] < 240  # the budget held (model loading included)
+    assert 0 < info["training_seconds_all_resumes"] <= 0.5 * 60 + 30  # the budget's ledger
     test_queries = set((out / "test_queries.txt").read_text().splitlines())
     train_queries = {json.loads(line)["metadata"]["query"]
                      for line in (out / "data-train" / "data.jsonl").open()}  # fmt: skip

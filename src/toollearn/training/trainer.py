@@ -140,7 +140,8 @@ def train(config: TrainConfig, callbacks: Sequence[Any] = ()) -> Path:
                     "end_of_turn": tok.convert_ids_to_tokens(encoder.end_id)},
         "steps": trainer.state.global_step,
         "tokens_seen": int(trainer.state.num_input_tokens_seen),
-        "wall_seconds": round(time.time() - t0, 1),
+        "wall_seconds": round(time.time() - t0, 1),  # this call's; a resumed run's total:
+        "training_seconds_all_resumes": _ledger_seconds(ledger),  # (max_minutes runs only)
         "resumed": bool(resume),
         "planned_steps": steps,
         "stopped_by_time_budget": bool(budget and budget.stopped),
@@ -152,6 +153,14 @@ def train(config: TrainConfig, callbacks: Sequence[Any] = ()) -> Path:
     (run / "train.json").write_text(json.dumps(info, indent=2) + "\n")
     plot_losses(history, run / "loss.png")
     return run
+
+
+def _ledger_seconds(ledger: Path) -> float | None:
+    """The training time a budgeted run has spent over all its resumes (progress.TimeBudget)."""
+    try:
+        return round(float(ledger.read_text()), 1)
+    except (OSError, ValueError):
+        return None
 
 
 def build_trainer(
