@@ -17,13 +17,13 @@ from typing import Any
 
 def register(subparsers: Any) -> None:
     """Add `toollearn train` and `toollearn export`."""
-    from toollearn.training.config import TrainConfig
+    from toollearn.training.config import GLPFT_MODES, TrainConfig
 
     p = subparsers.add_parser("train", help="fine-tune (LoRA or full) on generated data",
                               description=__doc__,
                               formatter_class=argparse.RawDescriptionHelpFormatter)  # fmt: skip
     p.add_argument("--config", default=None, help="YAML file of TrainConfig fields")
-    p.add_argument("--glpft", default=None, choices=("glpft", "direct", "joint", "single"),
+    p.add_argument("--glpft", default=None, choices=GLPFT_MODES,
                    help="alpha-UMi training on `datagen umi` data: glpft (stage 1, then a "
                    "planner/caller/summarizer adapter each), or a baseline; the paper's "
                    "epochs and learning rates per stage")  # fmt: skip

@@ -10,6 +10,7 @@ from typing import Any
 
 from toollearn.core.errors import DataError
 
+GLPFT_MODES = ("glpft", "direct", "joint", "single")  # alpha-UMi training (training.glpft)
 LORA_TARGETS = ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj")
 
 
@@ -64,7 +65,7 @@ class TrainConfig:
     logging_steps: int = 5
     resume: bool = False
     loss_on: str = "spans"  # spans (the model-written parts) | target (the whole turn)
-    glpft: str | None = None  # alpha-UMi mode (training.glpft.MODES); None: one adapter
+    glpft: str | None = None  # alpha-UMi mode, one of GLPFT_MODES; None: one adapter
 
     def to_dict(self) -> dict[str, Any]:
         d = dataclasses.asdict(self)
@@ -116,6 +117,6 @@ def load_config(path: str | Path | None = None, **overrides: Any) -> TrainConfig
         raise DataError(f"method must be lora or full, not {config.method!r}")
     if config.loss_on not in ("spans", "target"):
         raise DataError(f"loss_on must be spans or target, not {config.loss_on!r}")
-    if config.glpft not in (None, "glpft", "direct", "joint", "single"):
+    if config.glpft is not None and config.glpft not in GLPFT_MODES:
         raise DataError(f"glpft must be glpft, direct, joint or single, not {config.glpft!r}")
     return config

@@ -21,9 +21,9 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from toollearn.training.config import GLPFT_MODES as MODES
 from toollearn.training.config import TrainConfig
 
-MODES = ("glpft", "direct", "joint", "single")
 ROLES = ("planner", "caller", "summarizer")
 LORA_LR_SCALE = 10.0
 SCHEDULE = {"single": (2.0, 5e-5), "planner": (1.0, 1e-5), "caller": (1.0, 1e-5),
