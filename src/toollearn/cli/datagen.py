@@ -96,6 +96,8 @@ def _extra(kind: str, p: argparse.ArgumentParser) -> None:
 
 def pool_mix(text: str) -> dict[str, float]:
     """{"random": R, "intra": I, "inter": X} from "R:I:X" (modes weighted 0 left out)."""
+    from toollearn.retrieval.candidates import DEER_MODES
+
     parts = text.split(":")
     try:
         weights = [float(w) for w in parts]
@@ -103,7 +105,7 @@ def pool_mix(text: str) -> dict[str, float]:
         weights = []
     if len(weights) != 3 or min(weights) < 0 or sum(weights) <= 0:
         raise argparse.ArgumentTypeError(f"{text!r} is not R:I:X, three weights >= 0, not all 0")
-    return {m: w for m, w in zip(("random", "intra", "inter"), weights, strict=True) if w}
+    return {m: w for m, w in zip(DEER_MODES, weights, strict=True) if w}
 
 
 def run(args: argparse.Namespace) -> int:

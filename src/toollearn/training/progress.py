@@ -46,6 +46,14 @@ class ProgressLog(TrainerCallback):
         print("  ".join(parts), file=sys.stderr, flush=True)
 
 
+def ledger_seconds(ledger: Path) -> float | None:
+    """The training time a run's ledger holds (all its resumes), or None without one."""
+    try:
+        return float(ledger.read_text())
+    except (OSError, ValueError):
+        return None
+
+
 class TimeBudget(TrainerCallback):
     """Stops training (saving a checkpoint) once `minutes` of training time are spent; the
     time spent is kept in `ledger`, a file in the run folder, so a resumed run counts its
@@ -53,7 +61,7 @@ class TimeBudget(TrainerCallback):
 
     def __init__(self, minutes: float, ledger: Path):
         self.limit, self.ledger = minutes * 60, ledger
-        self.spent = float(ledger.read_text()) if ledger.is_file() else 0.0
+        self.spent = ledger_seconds(ledger) or 0.0
         self.t0 = time.time()
         self.stopped = False
 

@@ -120,10 +120,10 @@ def train(config: TrainConfig, callbacks: Sequence[Any] = ()) -> Path:
     ledger = run / "time_spent.txt"
     if not resume:
         ledger.unlink(missing_ok=True)  # a fresh start owes nothing to a lost run's time
+    from toollearn.training.progress import TimeBudget, ledger_seconds
+
     budget = None
     if config.max_minutes:
-        from toollearn.training.progress import TimeBudget
-
         budget = TimeBudget(config.max_minutes, ledger)
         callbacks = [*callbacks, budget]
     trainer = build_trainer(config, model, tok, rows, eval_rows, run, steps, callbacks)
@@ -141,7 +141,7 @@ def train(config: TrainConfig, callbacks: Sequence[Any] = ()) -> Path:
         "steps": trainer.state.global_step,
         "tokens_seen": int(trainer.state.num_input_tokens_seen),
         "wall_seconds": round(time.time() - t0, 1),  # this call's; a resumed run's total:
-        "training_seconds_all_resumes": _ledger_seconds(ledger),  # (max_minutes runs only)
+        "training_seconds_all_resumes": ledger_seconds(ledger),  # (max_minutes runs only)
         "resumed": bool(resume),
         "planned_steps": steps,
         "stopped_by_time_budget": bool(budget and budget.stopped),
@@ -153,14 +153,6 @@ def train(config: TrainConfig, callbacks: Sequence[Any] = ()) -> Path:
     (run / "train.json").write_text(json.dumps(info, indent=2) + "\n")
     plot_losses(history, run / "loss.png")
     return run
-
-
-def _ledger_seconds(ledger: Path) -> float | None:
-    """The training time a budgeted run has spent over all its resumes (progress.TimeBudget)."""
-    try:
-        return round(float(ledger.read_text()), 1)
-    except (OSError, ValueError):
-        return None
 
 
 def build_trainer(
