@@ -13,7 +13,9 @@
 # every committed base run was made with, so base and tuned differ only by the adapter.
 # Steps already finished are resumed, not redone. STEPS (default: all, in this order) picks
 # steps: seal-constrained deer-test-dc deer-files deer-valid apps seal-free; APPS_LIMIT
-# (default 30) is how many goals of each app.
+# (default 30) is how many goals of each app. CALL_THRESHOLD: the DEER steps decide Call/NoCall
+# by a gate's margin with this threshold (`toollearn eval deer-calibrate` picks it) instead of
+# the model's greedy branch; CALL_GATE (default model) names the gate: model or similarity.
 # A runtime adapter slows llama.cpp's prompt reading about 2.7x here (f16 LoRA on a Q4_1
 # model, 1 thread), so shard 1/8 of Seal-Tools takes about 25 minutes; `tuned` does not.
 set -euo pipefail
@@ -28,6 +30,10 @@ else
   ENGINE=(--engine "llama@$ADAPTER" --weights file --threads 1)
 fi
 STEPS=${STEPS:-seal-constrained deer-test-dc deer-files deer-valid apps seal-free}
+DEER_ARGS=()
+if [[ -n ${CALL_THRESHOLD:-} ]]; then
+  DEER_ARGS=(--call-threshold "$CALL_THRESHOLD" --call-gate "${CALL_GATE:-model}")
+fi
 APPS_LIMIT=${APPS_LIMIT:-30}
 mkdir -p "$OUT"
 step() { [[ " $STEPS " == *" $1 "* ]]; }
@@ -60,14 +66,14 @@ fi
 # DEER test (unseen tools), Decision-Call alone, released format
 if step deer-test-dc; then
   two_shards deer-test-dc "$TL" eval deer --split test --skip-search --data-root "$DATA" \
-    "${ENGINE[@]}"
+    "${ENGINE[@]}" "${DEER_ARGS[@]}"
   compare deer-test-dc results/deer-test-dc-released
 fi
 # DEER's two other unseen-tool test files (ToolBench 200, ToolCorpus 126), Decision-Call alone
 if step deer-files; then
   for split in tool_bench tool_corpus; do
     two_shards "deer-$split-dc" "$TL" eval deer --split "$split" --skip-search \
-      --data-root "$DATA" "${ENGINE[@]}"
+      --data-root "$DATA" "${ENGINE[@]}" "${DEER_ARGS[@]}"
     [[ -d results/deer-$split-dc ]] && compare "deer-$split-dc" "results/deer-$split-dc"
   done
 fi
@@ -75,7 +81,8 @@ fi
 # 1/5 of valid, so this one is too.
 if step deer-valid; then
   PART_SAVED=$PART; PART=5
-  two_shards deer-valid "$TL" eval deer --split valid --data-root "$DATA" "${ENGINE[@]}"
+  two_shards deer-valid "$TL" eval deer --split valid --data-root "$DATA" "${ENGINE[@]}" \
+    "${DEER_ARGS[@]}"
   PART=$PART_SAVED
   compare deer-valid results/deer-valid-base
 fi

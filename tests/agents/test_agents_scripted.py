@@ -108,6 +108,51 @@ def test_decision_agent_no_suitable_tool_and_garbage():
     assert kinds(trace) == [ErrorKind.FORMAT, ErrorKind.FORMAT]
 
 
+def branch_scores(nocall: float):
+    """A scorer giving ` #NoCallAPI#` the log-probability `nocall` and ` #CallAPI#` -1."""
+    return lambda _prompt, cont: nocall if cont == f" {deer.NOCALL}" else -1.0
+
+
+def test_decision_agent_threshold_declines_above_the_margin_without_generating():
+    engine = ScriptedEngine([deer.SEARCH_SPAN], logprobs=branch_scores(-0.5))
+    agent = DecisionAgent(engine, answer=False, call_threshold=0.25)
+    trace = agent.run("Hi", [WEATHER])
+    assert trace.meta["outcome"] == "no_call" and trace.meta["call_threshold"] == 0.25
+    decision = trace.steps[-1]
+    assert decision.data["nocall_margin"] == 0.5 and decision.data["has_suitable_tool"] is False
+    assert len(engine.requests) == 1  # the search decision only: the branch was scored
+    assert trace.meta["deer_text"].endswith(deer.NO_CALL_SPAN)
+
+
+def test_decision_agent_threshold_calls_below_the_margin_and_writes_the_call_marker():
+    call = " getWeather(city='Rome') #APIResponse#"
+    engine = ScriptedEngine([deer.SEARCH_SPAN, call], logprobs=branch_scores(-0.5))
+    trace = DecisionAgent(engine, call_threshold=1.0).run("Weather in Rome?", [ADVICE, WEATHER])
+    assert trace.decisions()["tool"] == "getWeather"
+    assert trace.calls[0].arguments == {"city": "Rome"}
+    prefill = engine.prompts[1][-1]
+    assert prefill.content == deer.SEARCH_SPAN + deer.pool_text([ADVICE, WEATHER]) + " #CallAPI#"
+    assert engine.requests[1]["constraint"].name == "deer-args"
+    decision = [s for s in trace.steps if s.kind == "decision"][-1]
+    assert decision.data["nocall_margin"] == 0.5 and decision.data["tool"] == "getWeather"
+
+
+def test_decision_agent_threshold_needs_a_scoring_engine_and_records_its_failure():
+    with pytest.raises(ValueError, match="scores continuations"):
+        DecisionAgent(ScriptedEngine([]), call_threshold=0.0)
+    with pytest.raises(ValueError, match="released format"):
+        DecisionAgent(ScriptedEngine([], logprobs=branch_scores(0)), call_threshold=0.0,
+                      prompting="zero-shot")  # fmt: skip
+
+    def broken(_prompt, _cont):
+        raise RuntimeError("scoring failed")
+
+    engine = ScriptedEngine([deer.SEARCH_SPAN], logprobs=broken)
+    trace = DecisionAgent(engine, answer=False, call_threshold=0.0).run("Hi", [WEATHER])
+    assert kinds(trace) == [ErrorKind.ENGINE_ERROR]
+    assert trace.meta["outcome"] == "call_format_error"
+
+
 def test_decision_agent_aliases_tools_whose_names_are_not_identifiers():
     odd = Tool("Weather API-Get forecast| city", "Forecasts", WEATHER.parameters)
     engine = ScriptedEngine(

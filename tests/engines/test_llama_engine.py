@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from toollearn.core.types import Tool
@@ -84,3 +85,29 @@ def test_json_schema_constraints_work_too(engine):
         ["Answer in JSON:"], constraint=Constraint("json_schema", schema), max_tokens=20
     )[0]
     assert isinstance(json.loads(out.text)["ok"], bool)
+
+
+def test_continuation_logprobs_match_the_librarys_own_and_ignore_the_cache(engine):
+    from toollearn.engines.llama import load_llama
+
+    prompt = user("Name a colour.")
+    conts = [" Blue", " The colour red", " Blue"]
+    scores = engine.continuation_logprobs(prompt, conts)
+    assert scores[0] == pytest.approx(scores[2], abs=1e-4) and scores[1] < 0
+    engine.complete([user("Something else entirely, to fill the cache.")], max_tokens=4)
+    assert engine.continuation_logprobs(prompt, conts[1::-1]) == pytest.approx(
+        scores[1::-1], abs=1e-3
+    )
+    # the reference: the whole text read in one batch by a model keeping every row of logits
+    text = engine.render(prompt)
+    ref = load_llama(engine.prefill_path or engine.model_path, 2048, 1, logits_all=True)
+    n_prompt = len(ref.tokenize(text.encode(), special=True))
+    for cont, ours in zip(conts[:2], scores):
+        tokens = ref.tokenize((text + cont).encode(), special=True)
+        ref.reset()
+        ref.eval(tokens)
+        rows = ref.scores[n_prompt - 1 : len(tokens) - 1].astype("float64")
+        rows -= rows.max(axis=1, keepdims=True)
+        log_probs = rows - np.log(np.exp(rows).sum(axis=1, keepdims=True))
+        theirs = sum(log_probs[i, t] for i, t in enumerate(tokens[n_prompt:]))
+        assert ours == pytest.approx(theirs, abs=0.05)

@@ -8,6 +8,12 @@ decision-branch data runs here unchanged:
 3. Decision-Call: the agent appends the pool text to the model's turn and the model continues
    with ` #CallAPI# f(...) #APIResponse#` or ` #NoCallAPI# ... #End#`.
 4. The call is parsed (ast, literals only), executed, and its response appended with `#End#`.
+call_threshold (released format): instead of letting the argmax pick the branch in step 3, a
+gate (agents.call_gate: the model's log p(` #NoCallAPI#`) - log p(` #CallAPI#`), or the query's
+similarity to the pool's tools) gives a NoCall margin; the agent declines when it exceeds the
+threshold, and otherwise writes ` #CallAPI#` itself and has the model write the call. The
+margin is kept in the decision step's data. A threshold is chosen on held-out training
+examples (`toollearn eval deer-calibrate`).
 `prompting="zero-shot"` asks three questions of our own instead (Yes/No, a candidate name or
 None, the call), for models never trained on the format. Either way each decision is a
 `decision` Step, so `Trace.decisions()` gives {"needs_tool", "has_suitable_tool", "tool"}, and
@@ -16,11 +22,12 @@ None, the call), for models never trained on the format. Either way each decisio
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from typing import Any
 
 from toollearn.agents.base import Recorder, engine_label
-from toollearn.core.errors import FormatError
+from toollearn.core.errors import FormatError, ToollearnError
 from toollearn.core.types import ErrorKind, Message, Step, Tool, ToolCall, Trace
 from toollearn.decoding.constraint import choice_constraint
 from toollearn.decoding.deer import deer_constraint
@@ -39,8 +46,11 @@ class DecisionAgent:
     constrained: decode under the format's grammars (decisions as fixed choices, the call
     typed for the pool). answer: write a free-text answer when no tool is used (benchmarks
     skip it). decide_search=False skips Decision-Search (recorded as forced) to measure
-    Decision-Call alone. retriever: anything with `.search(query, k)` returning hits whose
-    `.item` is a Tool. sampling: temperature / top-p / seed of every model call.
+    Decision-Call alone. call_threshold: decide Call/NoCall by the gate's margin (see the
+    module docstring; None: the model's own greedy branch); call_gate: the gate (default
+    the model's own branch log-probabilities). retriever: anything with
+    `.search(query, k)` returning hits whose `.item` is a Tool. sampling: temperature /
+    top-p / seed of every model call.
     """
 
     name = "deer"
@@ -60,9 +70,19 @@ class DecisionAgent:
         chat: bool = True,
         seed: int = 0,
         sampling: Sampling | None = None,
+        call_threshold: float | None = None,
+        call_gate: Any = None,
     ):
         if prompting not in PROMPTING:
             raise ValueError(f"prompting must be one of {PROMPTING}, not {prompting!r}")
+        if call_threshold is not None:
+            if prompting != "released":
+                raise ValueError("call_threshold applies to the released format's call step")
+            if call_gate is None:
+                from toollearn.agents.call_gate import ModelGate
+
+                call_gate = ModelGate(engine)
+        self.call_threshold, self.call_gate = call_threshold, call_gate
         self.engine, self.env, self.retriever, self.k = engine, env, retriever, k
         self.constrained, self.answer, self.execute = constrained, answer, execute
         self.decide_search, self.prompting = decide_search, prompting
@@ -72,7 +92,9 @@ class DecisionAgent:
     def config(self) -> dict[str, Any]:
         return {"agent": self.name, "engine": engine_label(self.engine), "k": self.k,
                 "constrained": self.constrained, "direct_answer": self.answer,
-                "decide_search": self.decide_search, "prompting": self.prompting}  # fmt: skip
+                "decide_search": self.decide_search, "prompting": self.prompting,
+                **({"call_threshold": self.call_threshold, **self.call_gate.describe()}
+                   if self.call_threshold is not None else {})}  # fmt: skip
 
     def candidates(self, query: str, tools: Sequence[Tool] | None) -> list[Tool]:
         """The pool to choose from: given tools, else retrieved, else the environment's."""
@@ -159,30 +181,61 @@ class DecisionAgent:
         """(the call, or None) and the outcome when there is none."""
         turn.add(deer.pool_text(pool))
         messages = [*deer.render_messages(query), Message("assistant", turn.text)]
-        constraint = deer_constraint(pool, "call") if self.constrained else None
+        scored: dict[str, Any] = {}
+        stage = "call"
+        if self.call_threshold is not None:
+            scored = self._gate(rec, query, pool, messages)
+            if not scored:
+                self._call_decision(rec, None, FALLBACK)
+                return None, "call_format_error"
+            if scored["nocall_margin"] > self.call_threshold:
+                turn.add(deer.NO_CALL_SPAN)
+                self._call_decision(rec, None, "", scored)
+                return None, "no_call"
+            turn.add(f" {deer.CALL}")
+            messages[-1] = Message("assistant", turn.text)
+            stage = "args"
+        constraint = deer_constraint(pool, stage) if self.constrained else None
         text = rec.model(self.engine, messages, role="agent", kind="call", max_tokens=200,
                          constraint=constraint,
                          data={"decision": "has_suitable_tool"})  # fmt: skip
         if text is None:  # engine failure or nothing written: no decision could be read
-            self._call_decision(rec, None, FALLBACK)
+            self._call_decision(rec, None, FALLBACK, scored)
             return None, "call_format_error"
         turn.add(deer.cut_model_turn(text))
         answer = deer.parse_deer(turn.text, pool)
         if answer.call is None and not answer.error:
-            self._call_decision(rec, None, "")
+            self._call_decision(rec, None, "", scored)
             return None, "no_call"
         if answer.call is None or answer.error:  # unreadable: recorded, no call made
             rec.amend_last(kind="error", error=ErrorKind.FORMAT, detail=answer.error)
-            self._call_decision(rec, answer.call.name if answer.call else None, FALLBACK)
+            self._call_decision(rec, answer.call.name if answer.call else None, FALLBACK, scored)
             return None, "call_format_error"
         rec.amend_last(calls=(answer.call,))
-        self._call_decision(rec, answer.call.name, "")
+        self._call_decision(rec, answer.call.name, "", scored)
         return answer.call, "call"
 
+    def _gate(
+        self, rec: Recorder, query: str, pool: list[Tool], messages: list[Message]
+    ) -> dict[str, Any]:
+        """The gate's NoCall margin and what it read ({} when it failed, recorded)."""
+        t0 = time.perf_counter()
+        try:
+            scored = self.call_gate.score(query, pool, messages)
+        except (ToollearnError, RuntimeError, ValueError, OSError) as exc:
+            rec.error("agent", ErrorKind.ENGINE_ERROR, f"{type(exc).__name__}: {exc}",
+                      data={"decision": "has_suitable_tool"})  # fmt: skip
+            return {}
+        return {**scored, "call_threshold": self.call_threshold,
+                "gate_seconds": round(time.perf_counter() - t0, 3)}  # fmt: skip
+
     @staticmethod
-    def _call_decision(rec: Recorder, name: str | None, detail: str) -> None:
+    def _call_decision(
+        rec: Recorder, name: str | None, detail: str, scored: dict[str, Any] | None = None
+    ) -> None:
         rec.add(Step("agent", "decision", name or deer.NONE,
-                     data={"has_suitable_tool": name is not None, "tool": name},
+                     data={"has_suitable_tool": name is not None, "tool": name,
+                           **(scored or {})},
                      detail=detail))  # fmt: skip
 
     # -- the zero-shot option --------------------------------------------------------------

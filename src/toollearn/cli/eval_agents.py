@@ -1,8 +1,9 @@
-"""`toollearn eval deer` and `toollearn eval stepwise`: the agent benchmarks."""
+"""`toollearn eval deer`, `eval deer-calibrate` and `eval stepwise`: the agent benchmarks."""
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import time
 from pathlib import Path
@@ -51,10 +52,42 @@ def register_eval(eval_sub: Any) -> None:
                    help="released: ToolDEER's own format (#Begin#/#SearchAPI#/#CallAPI#, "
                    "what a model trained on DEER data writes); zero-shot: three questions of "
                    "our own")  # fmt: skip
+    p.add_argument("--call-threshold", type=float, default=None, metavar="MARGIN",
+                   help="decide Call/NoCall by the scored margin log p(NoCall) - log p(Call): "
+                   "decline above MARGIN (pick it with `eval deer-calibrate`; default: the "
+                   "model's greedy branch)")  # fmt: skip
+    p.add_argument("--call-gate", default="model", metavar="GATE",
+                   help="what gives the margin with --call-threshold: model (its branch "
+                   "log-probabilities), similarity (the query's best cosine to a pool tool, "
+                   "embedded MiniLM) or similarity:MODEL_DIR (a fine-tuned one)")  # fmt: skip
     add_data_args(p, "tooldeer/")
     add_engine_args(p)
     add_run_args(p)
     p.set_defaults(func=run_deer_cli)
+
+    c = eval_sub.add_parser(
+        "deer-calibrate",
+        help="choose DEER's Call/NoCall threshold on held-out generated training examples",
+        description="Score log p(' #NoCallAPI#') - log p(' #CallAPI#') after the pool on DEER "
+        "decision branches of a generated dataset (`datagen deer`: training tools and queries "
+        "only) whose queries the training run never drew, and pick the threshold that decides "
+        "them best (for `eval deer --call-threshold`). Writes OUT/margins.jsonl and "
+        "OUT/calibration.json.",
+    )
+    c.add_argument("--data", required=True, help="a `datagen deer` folder or data.jsonl")
+    c.add_argument("--train-run", required=True, metavar="TRAIN_JSON",
+                   help="the training run's train.json: the samples it drew are left out "
+                   "(its datasets must be the files it trained on)")  # fmt: skip
+    c.add_argument("--train-datasets", nargs="+", default=None, metavar="DIR",
+                   help="the run's datasets whose queries could coincide with these cases "
+                   "(default: all of them)")  # fmt: skip
+    c.add_argument("-n", type=int, default=400, help="cases to score (default 400)")
+    c.add_argument("--call-gate", default="model", metavar="GATE",
+                   help="model, similarity or similarity:MODEL_DIR (see eval deer)")  # fmt: skip
+    c.add_argument("--seed", type=int, default=0)
+    c.add_argument("--out", required=True, help="folder for margins.jsonl and calibration.json")
+    add_engine_args(c)
+    c.set_defaults(func=run_deer_calibrate_cli)
 
     s = eval_sub.add_parser(
         "stepwise",
@@ -97,23 +130,74 @@ def run_deer_cli(args: argparse.Namespace) -> int:
               "limit": args.limit, "engine": args.engine, "constrained": args.constrained,
               "seed": args.seed, "agent": "deer", "answer": False,
               "skip_search": args.skip_search}  # fmt: skip
+    if args.call_threshold is not None:  # older runs had no such option
+        config["call_threshold"], config["call_gate"] = args.call_threshold, args.call_gate
     if args.prompting != "zero-shot":  # the runs made before the released format were zero-shot
         config["prompting"] = args.prompting
     writer = RunWriter(Path(args.out), with_shard(config, shard))
     engine = load_engine_from_args(args)
     writer.record_engine(engine)
+    gate = None
+    if args.call_threshold is not None:
+        from toollearn.agents.call_gate import make_gate
+
+        gate = make_gate(args.call_gate, engine)
     agent = DecisionAgent(engine, constrained=args.constrained, answer=False, seed=args.seed,
-                          decide_search=not args.skip_search,
-                          prompting=args.prompting)  # fmt: skip
+                          decide_search=not args.skip_search, prompting=args.prompting,
+                          call_threshold=args.call_threshold, call_gate=gate)  # fmt: skip
     t0 = time.perf_counter()
     records = deer.run_deer(agent, examples, writer)
     scores = deer.score_records(records, examples)
     path = writer.write_scores(scores, {"wall_seconds_predict": round(time.perf_counter() - t0, 1)})
     label = f"{args.engine} ({args.prompting}, {'constrained' if args.constrained else 'free'}"
+    if args.call_threshold is not None:
+        label += f", {args.call_gate} gate, threshold {args.call_threshold:g}"
     label += ", search forced)" if args.skip_search else ")"
     print(format_table(deer.summary_rows(scores, args.split, label), deer.COLUMNS, ".1f"))
     print(f"errors: {scores['errors']}; {scores['run']}", file=sys.stderr)
     print(f"scores: {path}", file=sys.stderr)
+    return 0
+
+
+def run_deer_calibrate_cli(args: argparse.Namespace) -> int:
+    """Score held-out decision cases, pick the threshold, write the files, print a summary."""
+    from toollearn.agents.call_gate import make_gate
+    from toollearn.datagen.dataset import read_dataset
+    from toollearn.engines.provenance import file_record
+    from toollearn.evaluation import calibration as cal
+
+    data = Path(args.data)
+    data = data / "data.jsonl" if data.is_dir() else data
+    exclude = cal.trained_queries(args.train_run, args.train_datasets)
+    cases, counts = cal.decision_cases(read_dataset(data), exclude, args.n, args.seed)
+    engine = load_engine_from_args(args) if args.call_gate == "model" else None
+    gate = make_gate(args.call_gate, engine)
+    t0 = time.perf_counter()
+    scored = cal.score_cases(gate, cases)
+    threshold = cal.best_threshold(scored)
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    with (out / "margins.jsonl").open("w", encoding="utf-8") as fh:
+        for row in scored:
+            fh.write(json.dumps(row) + "\n")
+    summary = {
+        "threshold": round(threshold, 4),
+        "accuracy_at_threshold": round(100 * cal.accuracy(scored, threshold), 1),
+        "accuracy_at_0": round(100 * cal.accuracy(scored, 0.0), 1),
+        "roc_auc": None if (auc := cal.roc_auc(scored)) is None else round(auc, 4),
+        "cases": len(scored), "call_cases": sum(s["call"] for s in scored),
+        "counts": counts, "trained_queries_excluded": len(exclude),
+        "train_datasets_checked": args.train_datasets or "all",
+        "data": file_record(data), "train_run": str(args.train_run), "seed": args.seed,
+        **gate.describe(),
+        "engine": engine.describe() if hasattr(engine, "describe") else None,
+        "wall_seconds": round(time.perf_counter() - t0, 1),
+    }  # fmt: skip
+    (out / "calibration.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
+    print(f"threshold {summary['threshold']}: accuracy {summary['accuracy_at_threshold']}% "
+          f"(at 0: {summary['accuracy_at_0']}%), ROC AUC {summary['roc_auc']}, "
+          f"{len(scored)} held-out cases ({summary['call_cases']} Call)")  # fmt: skip
+    print(f"calibration: {out / 'calibration.json'}", file=sys.stderr)
     return 0
 
 

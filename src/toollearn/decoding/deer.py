@@ -5,7 +5,9 @@ Stages (formats.answers.deer):
             or the no-search answer `#Begin# Don't need to look up the API Pool, ... #End#`;
   "call":   what it writes after the agent inserted the pool:
             ` #CallAPI# f(a=..., b=...) #APIResponse#` or the released NoCall sentence
-            ` #NoCallAPI# There is no proper API and ... #End#`.
+            ` #NoCallAPI# There is no proper API and ... #End#`;
+  "args":   the call alone, once the agent has decided to call and written ` #CallAPI#`
+            itself: ` f(a=..., b=...) #APIResponse#`.
 Call arguments follow `decoding.pycall` (declared order, required present, typed literals).
 """
 
@@ -26,7 +28,7 @@ from toollearn.formats.answers.deer import (
     pool_tools,
 )
 
-STAGES = ("search", "call")
+STAGES = ("search", "call", "args")
 
 
 def deer_grammar(tools: Sequence[Tool], stage: str = "call") -> str:
@@ -37,10 +39,11 @@ def deer_grammar(tools: Sequence[Tool], stage: str = "call") -> str:
         return f"root ::= {gbnf_literal(SEARCH_SPAN)} | {gbnf_literal(NO_SEARCH_SPAN)}\n"
     if not tools:
         raise ValueError("a DEER call decision needs the pool's tools")
-    lines = [
-        f"root ::= {gbnf_literal(f' {CALL} ')} pycall {gbnf_literal(f' {RESPONSE}')}"
-        f" | {gbnf_literal(NO_CALL_SPAN)}",
-    ]
+    call = f"{gbnf_literal(' ')} pycall {gbnf_literal(f' {RESPONSE}')}"
+    if stage == "args":
+        lines = [f"root ::= {call}"]
+    else:
+        lines = [f"root ::= {gbnf_literal(f' {CALL}')} {call} | {gbnf_literal(NO_CALL_SPAN)}"]
     return "\n".join([*lines, *pycall_rules(tools), PY_PRIMITIVES]) + "\n"
 
 

@@ -415,6 +415,17 @@ class LlamaEngine:
             if piece:
                 yield piece
 
+    def continuation_logprobs(self, prompt: Prompt, continuations: Sequence[str]) -> list[float]:
+        """Log-probability of each continuation right after the prompt (the sum over its
+        tokens), under this view's adapter, computed by the model that reads prompts (the
+        F16 copy on the default engines). Tokens shared by the prompt and every continuation
+        are context; scoring starts where they part."""
+        from toollearn.engines.llama_scoring import continuation_logprobs
+
+        self._select()
+        llm = self.reader.llm if self.reader is not None else self.llm
+        return continuation_logprobs(llm, self.render(prompt), continuations)
+
     def _fast(self, text: str, gbnf: str, max_tokens: int, stop: Sequence[str], t0: float):
         from toollearn.engines.llama_grammar import generate_greedy_constrained
 

@@ -17,12 +17,20 @@ class ScriptedEngine:
 
     Stop strings are applied like a real engine would; `requests` keeps every call's prompts
     and options so tests can assert what an agent sent. Running out of answers is an error.
+    logprobs: a function (prompt, continuation) -> log-probability, which gives the engine
+    `continuation_logprobs` (what a scoring agent needs); without it the engine has none.
     """
 
     name = "scripted"
     supports_constraints = True
 
-    def __init__(self, responses: list[str] | Callable[[Prompt], str]):
+    def __init__(
+        self,
+        responses: list[str] | Callable[[Prompt], str],
+        logprobs: Callable[[Prompt, str], float] | None = None,
+    ):
+        if logprobs is not None:
+            self.continuation_logprobs = lambda prompt, conts: [logprobs(prompt, c) for c in conts]
         self._fn = responses if callable(responses) else None
         self._queue = [] if callable(responses) else list(responses)
         self.requests: list[dict[str, Any]] = []

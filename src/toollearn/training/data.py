@@ -59,6 +59,49 @@ def dataset_spec(name: str, spec: Any) -> tuple[float, tuple[str, ...]]:
     return weight, kinds
 
 
+def draw_dataset(
+    name: str,
+    index: int,
+    spec: Any,
+    share: float | None,
+    seed: int,
+    kinds: Sequence[str] = (),
+) -> tuple[list[TrainingSample], dict[str, Any]]:
+    """The samples the mixture draws from one dataset (its `index` in `datasets`), and its
+    provenance record. share: its weight over the total weight times the samples asked for
+    (None: all of them). Each dataset has its own random stream, so one draw can be
+    recomputed without the other datasets (what `evaluation.calibration` does)."""
+    from toollearn.datagen.dataset import read_dataset
+
+    weight, own_kinds = dataset_spec(name, spec)
+    path = Path(name)
+    path = path / "data.jsonl" if path.is_dir() else path
+    if not path.is_file():
+        raise DataError("training dataset not found", str(path))
+    pool = read_dataset(path)
+    wanted = own_kinds or tuple(kinds)
+    if wanted:
+        pool = [s for s in pool if s.metadata.get("kind") in wanted]
+    if not pool:
+        raise DataError(f"no samples of kinds {list(wanted)}", str(path))
+    want = len(pool) if share is None else round(share)
+    rng = random.Random(f"{seed}:mix:{index}")
+    picked = rng.sample(pool, min(want, len(pool)))
+    while len(picked) < want:  # a small dataset with a large weight repeats
+        picked += rng.sample(pool, min(want - len(picked), len(pool)))
+    record = {"path": str(path), "sha256": file_sha256(path), "weight": weight,
+              "kinds": list(wanted), "available": len(pool), "drawn": len(picked)}  # fmt: skip
+    return picked, record
+
+
+def dataset_share(datasets: dict[str, Any], name: str, samples: int | None) -> float | None:
+    """How many samples the mixture draws from `name` (None: all of them)."""
+    if samples is None:
+        return None
+    total = sum(dataset_spec(n, spec)[0] for n, spec in datasets.items())
+    return samples * dataset_spec(name, datasets[name])[0] / total
+
+
 def load_mixture(
     datasets: dict[str, Any],
     samples: int | None,
@@ -69,34 +112,14 @@ def load_mixture(
     """Samples of each dataset (only those of `kinds`, or of the dataset's own kinds, when
     given) in proportion to its weight (all of them when `samples` is None), shuffled with the
     seed; the first `eval_samples` of the shuffled mix are held out."""
-    from toollearn.datagen.dataset import read_dataset
-
     if not datasets:
         raise DataError("no training datasets: give datasets: {path: weight}")
-    specs = {name: dataset_spec(name, spec) for name, spec in datasets.items()}
-    total_weight = sum(weight for weight, _ in specs.values())
     mix = Mixture()
     drawn: list[TrainingSample] = []
-    for i, (name, (weight, own_kinds)) in enumerate(specs.items()):
-        path = Path(name)
-        path = path / "data.jsonl" if path.is_dir() else path
-        if not path.is_file():
-            raise DataError("training dataset not found", str(path))
-        pool = read_dataset(path)
-        wanted = own_kinds or kinds
-        if wanted:
-            pool = [s for s in pool if s.metadata.get("kind") in wanted]
-        if not pool:
-            raise DataError(f"no samples of kinds {list(wanted)}", str(path))
-        want = len(pool) if samples is None else round(samples * weight / total_weight)
-        rng = random.Random(f"{seed}:mix:{i}")
-        picked = rng.sample(pool, min(want, len(pool)))
-        while len(picked) < want:  # a small dataset with a large weight repeats
-            picked += rng.sample(pool, min(want - len(picked), len(pool)))
+    for i, (name, spec) in enumerate(datasets.items()):
+        share = dataset_share(datasets, name, samples)
+        picked, mix.sources[name] = draw_dataset(name, i, spec, share, seed, kinds)
         drawn += picked
-        mix.sources[name] = {"path": str(path), "sha256": file_sha256(path), "weight": weight,
-                             "kinds": list(wanted), "available": len(pool),
-                             "drawn": len(picked)}  # fmt: skip
     random.Random(f"{seed}:shuffle").shuffle(drawn)
     mix.eval, mix.train = drawn[:eval_samples], drawn[eval_samples:]
     return mix

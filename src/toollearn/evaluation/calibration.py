@@ -1,0 +1,126 @@
+"""Calibrate DEER's Call/NoCall decision on held-out training examples.
+
+A tuned model's greedy branch can carry a prior (always call, or always decline) while a
+margin (agents.call_gate: the model's log p(` #NoCallAPI#`) - log p(` #CallAPI#`), or the
+query's similarity to the pool) may still order queries well. This module scores that margin
+on generated DEER decision branches (`datagen deer`, built from training tools
+and queries only) that the model did not train on, and picks the threshold that decides them
+best; `DecisionAgent(call_threshold=...)` then uses it on the test sets. Nothing of the valid
+or test splits is read here.
+
+Held out means: its query is the query of no sample the training run drew (train or eval
+part) from the datasets whose queries could coincide (DEER's and the general format's, both
+built on ToolDEER's train queries); the draws are recomputed from the run's own `train.json`
+(`training.data.draw_dataset`), each dataset's sha256 checked against the one it recorded.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from toollearn.core.errors import DataError
+from toollearn.core.samples import TrainingSample
+from toollearn.core.types import Message
+from toollearn.formats.answers import deer
+
+KINDS = {"call": True, "nocall": False}  # datagen deer kind -> the right decision is to call
+
+
+def trained_queries(train_json: str | Path, datasets: Sequence[str] | None = None) -> set[str]:
+    """Queries of every sample a training run drew (train and eval part) from `datasets` (by
+    default all of its datasets), recomputed from its train.json; a dataset whose file is
+    missing or changed since the run is an error."""
+    from toollearn.training.data import dataset_share, draw_dataset
+
+    info = json.loads(Path(train_json).read_text(encoding="utf-8"))
+    cfg = info["config"]
+    names = list(cfg["datasets"])
+    unknown = sorted(set(datasets or ()) - set(names))
+    if unknown:
+        raise DataError(f"the run trained on no dataset {unknown}; it has {names}",
+                        str(train_json))  # fmt: skip
+    queries: set[str] = set()
+    for index, name in enumerate(names):
+        if datasets is not None and name not in datasets:
+            continue
+        share = dataset_share(cfg["datasets"], name, cfg.get("samples"))
+        picked, source = draw_dataset(name, index, cfg["datasets"][name], share,
+                                      cfg.get("seed", 0), cfg.get("kinds") or ())  # fmt: skip
+        recorded = (info.get("datasets") or {}).get(name, {}).get("sha256")
+        if recorded != source["sha256"]:
+            raise DataError(f"{source['path']} is not the file the run trained on "
+                            f"(sha256 {source['sha256'][:12]} vs {str(recorded)[:12]})",
+                            str(train_json))  # fmt: skip
+        queries |= {q for s in picked if (q := s.metadata.get("query"))}
+    return queries
+
+
+def decision_cases(
+    samples: Sequence[TrainingSample], exclude: set[str], n: int, seed: int = 0
+) -> tuple[list[dict[str, Any]], dict[str, int]]:
+    """Up to n Call/NoCall decision cases whose query is not in `exclude`, drawn with the
+    seed; each {"query", "prefix" (the turn up to the decision), "call" (bool), "source"}.
+    Also counts what was left out and why."""
+    counts = {"decision_samples": 0, "excluded_trained_query": 0}
+    cases = []
+    for s in samples:
+        kind = s.metadata.get("kind")
+        if kind not in KINDS or s.task != "deer" or len(s.spans) < 2:
+            continue
+        counts["decision_samples"] += 1
+        query = s.metadata.get("query") or s.messages[-1].content
+        if query in exclude:
+            counts["excluded_trained_query"] += 1
+            continue
+        prefix = s.target[: s.spans[-1][0]]  # the search span and the pool the agent inserts
+        cases.append({"query": query, "prefix": prefix, "call": KINDS[kind], "source": s.source,
+                      "tools": s.tools})  # fmt: skip
+    random.Random(f"{seed}:calibrate").shuffle(cases)
+    counts["held_out"] = len(cases)
+    return cases[:n], counts
+
+
+def score_cases(gate: Any, cases: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Each case (without its prefix and tools) with what the gate scored: its NoCall margin."""
+    from tqdm import tqdm
+
+    out = []
+    for case in tqdm(cases, desc="scoring decisions", unit="case", mininterval=10):
+        messages = [*deer.render_messages(case["query"]), Message("assistant", case["prefix"])]
+        scored = gate.score(case["query"], case["tools"], messages)
+        kept = {k: v for k, v in case.items() if k not in ("prefix", "tools")}
+        out.append({**kept, "pool": [t.name for t in case["tools"]], **scored})
+    return out
+
+
+def accuracy(scored: Sequence[dict[str, Any]], threshold: float) -> float:
+    """Share of cases decided right when declining iff the margin exceeds the threshold."""
+    if not scored:
+        return 0.0
+    right = sum((s["nocall_margin"] <= threshold) == s["call"] for s in scored)
+    return right / len(scored)
+
+
+def best_threshold(scored: Sequence[dict[str, Any]]) -> float:
+    """The threshold with the highest accuracy (midpoint between neighbouring margins; ties
+    go to the one nearest 0, the model's own argmax)."""
+    margins = sorted({s["nocall_margin"] for s in scored})
+    if not margins:
+        raise DataError("no scored cases to calibrate on")
+    candidates = [margins[0] - 1.0, margins[-1] + 1.0]
+    candidates += [(a + b) / 2 for a, b in zip(margins, margins[1:])]
+    return max(candidates, key=lambda t: (accuracy(scored, t), -abs(t)))
+
+
+def roc_auc(scored: Sequence[dict[str, Any]]) -> float | None:
+    """Probability that a NoCall case has a larger margin than a Call case (ties half)."""
+    pos = [s["nocall_margin"] for s in scored if not s["call"]]
+    neg = [s["nocall_margin"] for s in scored if s["call"]]
+    if not pos or not neg:
+        return None
+    wins = sum((p > q) + 0.5 * (p == q) for p in pos for q in neg)
+    return wins / (len(pos) * len(neg))

@@ -1,0 +1,145 @@
+"""DEER Call/NoCall calibration: held-out cases, threshold choice, and the training exclusion."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from toollearn.agents.call_gate import ModelGate, SimilarityGate, make_gate
+from toollearn.core.errors import DataError
+from toollearn.core.types import Example, Tool, ToolCall
+from toollearn.datagen.samples import deer_sample
+from toollearn.evaluation import calibration as cal
+from toollearn.formats.answers import deer
+
+CITY = {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}
+WEATHER = Tool("get_weather", "Weather of a city", CITY)
+
+
+def sample(query: str, call: bool):
+    ex = Example(id=query, query=query, tools=(WEATHER,), needs_tool=True, has_suitable_tool=call,
+                 calls=(ToolCall("get_weather", {"city": "Oslo"}),) if call else ())  # fmt: skip
+    s = deer_sample(ex)[0]
+    s.metadata.update({"kind": "call" if call else "nocall", "query": query})
+    return s
+
+
+def scored(*pairs):
+    return [{"nocall_margin": m, "call": c} for m, c in pairs]
+
+
+def test_decision_cases_keep_the_turn_up_to_the_decision_and_leave_out_trained_queries():
+    samples = [sample("weather in Oslo?", True), sample("tell a joke", False),
+               sample("rain in Bergen?", True)]  # fmt: skip
+    cases, counts = cal.decision_cases(samples, {"rain in Bergen?"}, n=10)
+    assert counts == {"decision_samples": 3, "excluded_trained_query": 1, "held_out": 2}
+    by_query = {c["query"]: c for c in cases}
+    assert set(by_query) == {"weather in Oslo?", "tell a joke"}
+    assert by_query["tell a joke"]["call"] is False
+    assert by_query["weather in Oslo?"]["prefix"] == deer.SEARCH_SPAN + deer.pool_text([WEATHER])
+
+
+def test_threshold_accuracy_and_auc():
+    rows = scored((-3, True), (-1, True), (0.5, False), (2, False), (1, True))
+    t = cal.best_threshold(rows)
+    assert t == -0.25 and cal.accuracy(rows, t) == pytest.approx(0.8)  # tie with 1.5: nearer 0
+    assert cal.accuracy(rows, 0.0) == pytest.approx(0.8)
+    assert cal.roc_auc(rows) == pytest.approx(5 / 6)
+    assert cal.roc_auc(scored((0, True))) is None
+    perfect = scored((-2, True), (3, False))
+    assert cal.accuracy(perfect, cal.best_threshold(perfect)) == 1.0
+    with pytest.raises(DataError):
+        cal.best_threshold([])
+
+
+def test_scored_cases_read_the_engine_margin():
+    from toollearn.engines import ScriptedEngine
+
+    def logprobs(prompt, cont):
+        joke = "joke" in prompt[0].content
+        return (-0.1 if joke else -4.0) if cont == f" {deer.NOCALL}" else -1.0
+
+    engine = ScriptedEngine([], logprobs=logprobs)
+    cases, _ = cal.decision_cases([sample("weather?", True), sample("a joke", False)], set(), 5)
+    rows = {r["query"]: r for r in cal.score_cases(ModelGate(engine), cases)}
+    assert rows["a joke"]["pool"] == ["get_weather"] and "prefix" not in rows["a joke"]
+    assert rows["a joke"]["nocall_margin"] == pytest.approx(0.9)
+    assert rows["weather?"]["nocall_margin"] == pytest.approx(-3.0)
+    assert engine.requests == []  # scored, never generated
+
+
+def test_similarity_gate_reads_the_query_against_the_pool_with_minilm():
+    gate = make_gate("similarity")
+    assert isinstance(gate, SimilarityGate) and "MiniLM" in gate.describe()["encoder"]
+    fits = gate.score("What is the weather like in Oslo today?", [WEATHER], [])
+    unrelated = gate.score("Write a short poem about my cat.", [WEATHER], [])
+    assert fits["closest_tool"] == "get_weather"
+    assert fits["nocall_margin"] < unrelated["nocall_margin"]
+    assert gate.score("anything", [], [])["nocall_margin"] == float("inf")
+    with pytest.raises(ValueError, match="unknown call gate"):
+        make_gate("oracle")
+
+
+def test_trained_queries_recompute_the_run_mixture_and_check_hashes(tmp_path):
+    from toollearn.datagen.dataset import write_dataset
+    from toollearn.training.data import file_sha256
+
+    data = tmp_path / "deer"
+    write_dataset(data, [sample(f"q{i}", i % 2 == 0) for i in range(10)], config={})
+    run = {"config": {"datasets": {str(data): 1}, "samples": 4, "eval_samples": 1, "seed": 3},
+           "datasets": {str(data): {"sha256": file_sha256(data / "data.jsonl")}}}  # fmt: skip
+    (tmp_path / "train.json").write_text(json.dumps(run))
+    drawn = cal.trained_queries(tmp_path / "train.json")
+    assert len(drawn) == 4 and drawn <= {f"q{i}" for i in range(10)}
+    from toollearn.training.data import load_mixture
+
+    mix = load_mixture({str(data): 1}, 4, 1, 3)
+    assert drawn == {s.metadata["query"] for s in [*mix.train, *mix.eval]}
+    assert cal.trained_queries(tmp_path / "train.json", [str(data)]) == drawn
+    with pytest.raises(DataError, match="trained on no dataset"):
+        cal.trained_queries(tmp_path / "train.json", ["elsewhere"])
+    run["datasets"][str(data)]["sha256"] = "0" * 64
+    (tmp_path / "train.json").write_text(json.dumps(run))
+    with pytest.raises(DataError, match="not the file the run trained on"):
+        cal.trained_queries(tmp_path / "train.json")
+
+
+@pytest.mark.model
+def test_calibrate_then_run_with_the_threshold_on_the_real_model(tmp_path, capsys):
+    pytest.importorskip("llama_cpp")
+    from toollearn.cli.main import main
+    from toollearn.datagen.dataset import write_dataset
+    from toollearn.training.data import file_sha256
+
+    data = tmp_path / "deer"
+    queries = ["What is the weather in Oslo?", "Tell me a joke about cats.",
+               "Will it rain in Bergen tomorrow?", "Write a haiku about spring."]  # fmt: skip
+    write_dataset(data, [sample(q, i % 2 == 0) for i, q in enumerate(queries)], config={})
+    run = {"config": {"datasets": {str(data): 1}, "samples": 1, "eval_samples": 0, "seed": 0},
+           "datasets": {str(data): {"sha256": file_sha256(data / "data.jsonl")}}}  # fmt: skip
+    (tmp_path / "train.json").write_text(json.dumps(run))
+    out = tmp_path / "cal"
+    argv = ["eval", "deer-calibrate", "--data", str(data), "--train-run",
+            str(tmp_path / "train.json"), "--engine", "llama", "--threads", "1",
+            "--out", str(out)]  # fmt: skip
+    assert main(argv) == 0
+    summary = json.loads((out / "calibration.json").read_text())
+    assert summary["cases"] == 3 and summary["trained_queries_excluded"] == 1
+    margins = [json.loads(line) for line in (out / "margins.jsonl").read_text().splitlines()]
+    assert all(m["logprob_call"] < 0 and m["logprob_nocall"] < 0 for m in margins)
+    assert summary["accuracy_at_threshold"] >= summary["accuracy_at_0"]
+
+    threshold = summary["threshold"]
+    run_dir = tmp_path / "run"
+    assert main(["eval", "deer", "--sample", "--skip-search", "--limit", "2", "--engine", "llama",
+                 "--threads", "1", "--call-threshold", str(threshold),
+                 "--out", str(run_dir)]) == 0  # fmt: skip
+    assert f"threshold {threshold:g}" in capsys.readouterr().out
+    lines = (run_dir / "predictions.jsonl").read_text().splitlines()
+    records = [json.loads(line) for line in lines]
+    for rec in records:
+        decision = [s for s in rec["trace"]["steps"] if s["kind"] == "decision"][-1]
+        assert decision["data"]["call_threshold"] == threshold
+        if decision["data"]["nocall_margin"] > threshold:  # declined without a call
+            assert decision["data"]["has_suitable_tool"] is False
