@@ -15,7 +15,8 @@
 # steps: seal-constrained deer-test-dc deer-files deer-valid apps seal-free; APPS_LIMIT
 # (default 30) is how many goals of each app. CALL_THRESHOLD: the DEER steps decide Call/NoCall
 # by a gate's margin with this threshold (`toollearn eval deer-calibrate` picks it) instead of
-# the model's greedy branch; CALL_GATE (default model) names the gate: model or similarity.
+# the model's greedy branch; CALL_GATE (default model) names the gate: model or similarity;
+# GATE_TOOL=1 calls the pool tool the similarity gate found closest.
 # A runtime adapter slows llama.cpp's prompt reading about 2.7x here (f16 LoRA on a Q4_1
 # model, 1 thread), so shard 1/8 of Seal-Tools takes about 25 minutes; `tuned` does not.
 set -euo pipefail
@@ -33,6 +34,7 @@ STEPS=${STEPS:-seal-constrained deer-test-dc deer-files deer-valid apps seal-fre
 DEER_ARGS=()
 if [[ -n ${CALL_THRESHOLD:-} ]]; then
   DEER_ARGS=(--call-threshold "$CALL_THRESHOLD" --call-gate "${CALL_GATE:-model}")
+  if [[ -n ${GATE_TOOL:-} ]]; then DEER_ARGS+=(--gate-tool); fi
 fi
 APPS_LIMIT=${APPS_LIMIT:-30}
 mkdir -p "$OUT"

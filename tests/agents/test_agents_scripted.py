@@ -153,6 +153,37 @@ def test_decision_agent_threshold_needs_a_scoring_engine_and_records_its_failure
     assert trace.meta["outcome"] == "call_format_error"
 
 
+class NearestGate:
+    """A similarity gate's interface with fixed answers (the real one is tested on MiniLM)."""
+
+    name = "similarity"
+
+    def __init__(self, margin: float, closest: str):
+        self.margin, self.closest = margin, closest
+
+    def score(self, query, pool, messages):
+        return {"nocall_margin": self.margin, "closest_tool": self.closest}
+
+    def describe(self):
+        return {"gate": self.name}
+
+
+def test_decision_agent_gate_tool_constrains_the_call_to_the_closest_tool():
+    call = " getWeather(city='Rome') #APIResponse#"
+    engine = ScriptedEngine([deer.SEARCH_SPAN, call])
+    agent = DecisionAgent(engine, call_threshold=-0.3, call_gate=NearestGate(-0.6, "getWeather"),
+                          gate_tool=True)  # fmt: skip
+    trace = agent.run("Weather in Rome?", [ADVICE, WEATHER])
+    assert trace.decisions()["tool"] == "getWeather" and trace.meta["gate_tool"] is True
+    grammar = engine.requests[1]["constraint"].grammar
+    assert "getWeather" in grammar and "getClothingAdvice" not in grammar
+    with pytest.raises(ValueError, match="similarity"):
+        DecisionAgent(ScriptedEngine([], logprobs=branch_scores(0)), call_threshold=0.0,
+                      gate_tool=True)  # fmt: skip
+    with pytest.raises(ValueError, match="needs call_threshold"):
+        DecisionAgent(engine, gate_tool=True)
+
+
 def test_decision_agent_aliases_tools_whose_names_are_not_identifiers():
     odd = Tool("Weather API-Get forecast| city", "Forecasts", WEATHER.parameters)
     engine = ScriptedEngine(

@@ -11,9 +11,10 @@ decision-branch data runs here unchanged:
 call_threshold (released format): instead of letting the argmax pick the branch in step 3, a
 gate (agents.call_gate: the model's log p(` #NoCallAPI#`) - log p(` #CallAPI#`), or the query's
 similarity to the pool's tools) gives a NoCall margin; the agent declines when it exceeds the
-threshold, and otherwise writes ` #CallAPI#` itself and has the model write the call. The
-margin is kept in the decision step's data. A threshold is chosen on held-out training
-examples (`toollearn eval deer-calibrate`).
+threshold, and otherwise writes ` #CallAPI#` itself and has the model write the call (with
+gate_tool, a call of the tool the similarity gate found closest: the retriever picks the tool,
+the model writes its arguments). The margin is kept in the decision step's data. A threshold
+is chosen on held-out training examples (`toollearn eval deer-calibrate`).
 `prompting="zero-shot"` asks three questions of our own instead (Yes/No, a candidate name or
 None, the call), for models never trained on the format. Either way each decision is a
 `decision` Step, so `Trace.decisions()` gives {"needs_tool", "has_suitable_tool", "tool"}, and
@@ -48,7 +49,8 @@ class DecisionAgent:
     skip it). decide_search=False skips Decision-Search (recorded as forced) to measure
     Decision-Call alone. call_threshold: decide Call/NoCall by the gate's margin (see the
     module docstring; None: the model's own greedy branch); call_gate: the gate (default
-    the model's own branch log-probabilities). retriever: anything with
+    the model's own branch log-probabilities); gate_tool: the call is constrained to the
+    gate's closest tool (a similarity gate). retriever: anything with
     `.search(query, k)` returning hits whose `.item` is a Tool. sampling: temperature /
     top-p / seed of every model call.
     """
@@ -72,6 +74,7 @@ class DecisionAgent:
         sampling: Sampling | None = None,
         call_threshold: float | None = None,
         call_gate: Any = None,
+        gate_tool: bool = False,
     ):
         if prompting not in PROMPTING:
             raise ValueError(f"prompting must be one of {PROMPTING}, not {prompting!r}")
@@ -82,7 +85,11 @@ class DecisionAgent:
                 from toollearn.agents.call_gate import ModelGate
 
                 call_gate = ModelGate(engine)
-        self.call_threshold, self.call_gate = call_threshold, call_gate
+            if gate_tool and call_gate.name != "similarity":
+                raise ValueError("gate_tool needs a gate that finds the closest tool (similarity)")
+        elif gate_tool:
+            raise ValueError("gate_tool needs call_threshold (and a similarity gate)")
+        self.call_threshold, self.call_gate, self.gate_tool = call_threshold, call_gate, gate_tool
         self.engine, self.env, self.retriever, self.k = engine, env, retriever, k
         self.constrained, self.answer, self.execute = constrained, answer, execute
         self.decide_search, self.prompting = decide_search, prompting
@@ -94,7 +101,8 @@ class DecisionAgent:
                 "constrained": self.constrained, "direct_answer": self.answer,
                 "decide_search": self.decide_search, "prompting": self.prompting,
                 **({"call_threshold": self.call_threshold, **self.call_gate.describe()}
-                   if self.call_threshold is not None else {})}  # fmt: skip
+                   if self.call_threshold is not None else {}),
+                **({"gate_tool": True} if self.gate_tool else {})}  # fmt: skip
 
     def candidates(self, query: str, tools: Sequence[Tool] | None) -> list[Tool]:
         """The pool to choose from: given tools, else retrieved, else the environment's."""
@@ -195,7 +203,10 @@ class DecisionAgent:
             turn.add(f" {deer.CALL}")
             messages[-1] = Message("assistant", turn.text)
             stage = "args"
-        constraint = deer_constraint(pool, stage) if self.constrained else None
+        callable_tools = pool
+        if self.gate_tool:
+            callable_tools = [t for t in pool if t.name == scored["closest_tool"]]
+        constraint = deer_constraint(callable_tools, stage) if self.constrained else None
         text = rec.model(self.engine, messages, role="agent", kind="call", max_tokens=200,
                          constraint=constraint,
                          data={"decision": "has_suitable_tool"})  # fmt: skip

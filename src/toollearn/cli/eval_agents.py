@@ -60,6 +60,9 @@ def register_eval(eval_sub: Any) -> None:
                    help="what gives the margin with --call-threshold: model (its branch "
                    "log-probabilities), similarity (the query's best cosine to a pool tool, "
                    "embedded MiniLM) or similarity:MODEL_DIR (a fine-tuned one)")  # fmt: skip
+    p.add_argument("--gate-tool", action="store_true",
+                   help="with a similarity gate: call the pool tool closest to the query (the "
+                   "model writes its arguments)")  # fmt: skip
     add_data_args(p, "tooldeer/")
     add_engine_args(p)
     add_run_args(p)
@@ -132,6 +135,7 @@ def run_deer_cli(args: argparse.Namespace) -> int:
               "skip_search": args.skip_search}  # fmt: skip
     if args.call_threshold is not None:  # older runs had no such option
         config["call_threshold"], config["call_gate"] = args.call_threshold, args.call_gate
+        config["gate_tool"] = args.gate_tool
     if args.prompting != "zero-shot":  # the runs made before the released format were zero-shot
         config["prompting"] = args.prompting
     writer = RunWriter(Path(args.out), with_shard(config, shard))
@@ -144,7 +148,8 @@ def run_deer_cli(args: argparse.Namespace) -> int:
         gate = make_gate(args.call_gate, engine)
     agent = DecisionAgent(engine, constrained=args.constrained, answer=False, seed=args.seed,
                           decide_search=not args.skip_search, prompting=args.prompting,
-                          call_threshold=args.call_threshold, call_gate=gate)  # fmt: skip
+                          call_threshold=args.call_threshold, call_gate=gate,
+                          gate_tool=args.gate_tool)  # fmt: skip
     t0 = time.perf_counter()
     records = deer.run_deer(agent, examples, writer)
     scores = deer.score_records(records, examples)
@@ -152,6 +157,7 @@ def run_deer_cli(args: argparse.Namespace) -> int:
     label = f"{args.engine} ({args.prompting}, {'constrained' if args.constrained else 'free'}"
     if args.call_threshold is not None:
         label += f", {args.call_gate} gate, threshold {args.call_threshold:g}"
+        label += ", its tool" if args.gate_tool else ""
     label += ", search forced)" if args.skip_search else ")"
     print(format_table(deer.summary_rows(scores, args.split, label), deer.COLUMNS, ".1f"))
     print(f"errors: {scores['errors']}; {scores['run']}", file=sys.stderr)
