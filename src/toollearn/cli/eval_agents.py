@@ -135,7 +135,8 @@ def run_deer_cli(args: argparse.Namespace) -> int:
               "skip_search": args.skip_search}  # fmt: skip
     if args.call_threshold is not None:  # older runs had no such option
         config["call_threshold"], config["call_gate"] = args.call_threshold, args.call_gate
-        config["gate_tool"] = args.gate_tool
+        if args.gate_tool:
+            config["gate_tool"] = True
     if args.prompting != "zero-shot":  # the runs made before the released format were zero-shot
         config["prompting"] = args.prompting
     writer = RunWriter(Path(args.out), with_shard(config, shard))
