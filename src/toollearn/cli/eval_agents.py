@@ -71,10 +71,11 @@ def register_eval(eval_sub: Any) -> None:
     c = eval_sub.add_parser(
         "deer-calibrate",
         help="choose DEER's Call/NoCall threshold on held-out generated training examples",
-        description="Score log p(' #NoCallAPI#') - log p(' #CallAPI#') after the pool on DEER "
-        "decision branches of a generated dataset (`datagen deer`: training tools and queries "
-        "only) whose queries the training run never drew, and pick the threshold that decides "
-        "them best (for `eval deer --call-threshold`). Writes OUT/margins.jsonl and "
+        description="Score a gate's NoCall margin (the model's log p(' #NoCallAPI#') - log "
+        "p(' #CallAPI#') after the pool, or minus the query's best similarity to a pool tool) "
+        "on DEER decision branches of a generated dataset (`datagen deer`: training tools and "
+        "queries only) whose queries the training run never drew, and pick the threshold that "
+        "decides them best (for `eval deer --call-threshold`). Writes OUT/margins.jsonl and "
         "OUT/calibration.json.",
     )
     c.add_argument("--data", required=True, help="a `datagen deer` folder or data.jsonl")
