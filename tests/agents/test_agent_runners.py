@@ -110,3 +110,13 @@ def test_run_cli_prints_a_trace(agent, capsys):
     out = capsys.readouterr().out
     assert out.startswith("query: What is 2 + 2?") and "engine_error" in out and "outcome:" in out
     assert main(["run", "x", "--engine", "scripted", "--only", "add,nope"]) == 2
+
+
+def test_deer_cli_names_a_gate_tool_without_a_similarity_gate(tmp_path, capsys):
+    out = tmp_path / "run"
+    base = ["eval", "deer", "--sample", "--engine", "scripted", "--limit", "1", "--out", str(out)]
+    assert main([*base, "--gate-tool"]) != 0
+    assert "--gate-tool needs --call-threshold" in capsys.readouterr().err
+    assert main([*base, "--gate-tool", "--call-threshold", "0"]) != 0
+    assert "needs a similarity gate" in capsys.readouterr().err
+    assert not out.exists()  # nothing was run or written

@@ -53,7 +53,7 @@ def register_eval(eval_sub: Any) -> None:
                    "what a model trained on DEER data writes); zero-shot: three questions of "
                    "our own")  # fmt: skip
     p.add_argument("--call-threshold", type=float, default=None, metavar="MARGIN",
-                   help="decide Call/NoCall by the scored margin log p(NoCall) - log p(Call): "
+                   help="decide Call/NoCall by the gate's NoCall margin (--call-gate): "
                    "decline above MARGIN (pick it with `eval deer-calibrate`; default: the "
                    "model's greedy branch)")  # fmt: skip
     p.add_argument("--call-gate", default="model", metavar="GATE",
@@ -121,10 +121,15 @@ def register_eval(eval_sub: Any) -> None:
 def run_deer_cli(args: argparse.Namespace) -> int:
     """Load the split and engine, predict what is missing, score, print the table."""
     from toollearn.agents.decision import DecisionAgent
+    from toollearn.core.errors import ToollearnError
     from toollearn.evaluation.report import format_table
     from toollearn.evaluation.runners import deer
     from toollearn.evaluation.runners.base import RunWriter, parse_shard, take_shard, with_shard
 
+    if args.call_threshold is None and args.gate_tool:
+        raise ToollearnError("--gate-tool needs --call-threshold and --call-gate similarity")
+    if args.gate_tool and not args.call_gate.startswith("similarity"):
+        raise ToollearnError("--gate-tool needs a similarity gate (--call-gate similarity[:DIR])")
     examples = deer.load_deer(args.split, args.data_root, sample=args.sample)
     if args.limit is not None:
         examples = examples[: args.limit]
