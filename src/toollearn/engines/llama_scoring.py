@@ -14,16 +14,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from toollearn.core.errors import EngineError
-
-
-def common_prefix(a: Sequence[int], b: Sequence[int]) -> int:
-    """Length of the longest common prefix of two token lists."""
-    n = 0
-    for x, y in zip(a, b):
-        if x != y:
-            break
-        n += 1
-    return n
+from toollearn.engines.llama_prefill import common_prefix
 
 
 def log_softmax_at(logits: Any, token: int) -> float:
