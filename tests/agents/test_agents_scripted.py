@@ -184,6 +184,54 @@ def test_decision_agent_gate_tool_constrains_the_call_to_the_closest_tool():
         DecisionAgent(engine, gate_tool=True)
 
 
+class FixedSearchGate:
+    """A search gate's interface with a fixed margin (the real ones are tested on MiniLM)."""
+
+    name = "classifier"
+
+    def __init__(self, margin: float | Exception):
+        self.margin = margin
+
+    def score(self, query):
+        if isinstance(self.margin, Exception):
+            raise self.margin
+        return {"nosearch_margin": self.margin}
+
+    def describe(self):
+        return {"search_gate": self.name}
+
+
+def test_decision_agent_search_threshold_skips_the_search_without_generating():
+    engine = ScriptedEngine([])
+    agent = DecisionAgent(engine, answer=False, search_threshold=0.5,
+                          search_gate=FixedSearchGate(2.0))  # fmt: skip
+    trace = agent.run("Write a poem about spring.", [WEATHER])
+    assert trace.meta["outcome"] == "no_search" and trace.meta["search_threshold"] == 0.5
+    assert trace.decisions()["needs_tool"] is False and engine.requests == []
+    assert trace.steps[-1].data["nosearch_margin"] == 2.0
+    assert trace.meta["deer_text"] == deer.NO_SEARCH_SPAN
+    assert deer.parse_deer(trace.meta["deer_text"]).search is False
+
+
+def test_decision_agent_search_threshold_searches_below_the_margin_and_records_failures():
+    call = " #CallAPI# getWeather(city='Rome') #APIResponse#"
+    engine = ScriptedEngine([call])
+    agent = DecisionAgent(engine, search_threshold=0.5, search_gate=FixedSearchGate(-1.0))
+    trace = agent.run("Weather in Rome?", [WEATHER])
+    assert trace.decisions()["tool"] == "getWeather"
+    assert engine.prompts[0][-1].content == deer.SEARCH_SPAN + deer.pool_text([WEATHER])
+    broken = DecisionAgent(ScriptedEngine([call]), answer=False, search_threshold=0.5,
+                           search_gate=FixedSearchGate(RuntimeError("encoder gone")))  # fmt: skip
+    trace = broken.run("Weather in Rome?", [WEATHER])
+    assert kinds(trace) == [ErrorKind.ENGINE_ERROR]  # recorded, then searched
+    assert trace.decisions()["needs_tool"] is True and trace.decisions()["tool"] == "getWeather"
+    with pytest.raises(ValueError, match="go together"):
+        DecisionAgent(engine, search_threshold=0.5)
+    with pytest.raises(ValueError, match="released format"):
+        DecisionAgent(engine, search_threshold=0.5, search_gate=FixedSearchGate(0.0),
+                      prompting="zero-shot")  # fmt: skip
+
+
 def test_decision_agent_aliases_tools_whose_names_are_not_identifiers():
     odd = Tool("Weather API-Get forecast| city", "Forecasts", WEATHER.parameters)
     engine = ScriptedEngine(

@@ -81,6 +81,65 @@ def test_similarity_gate_reads_the_query_against_the_pool_with_minilm():
         make_gate("oracle")
 
 
+def nosearch(query: str):
+    s = sample(query, False)
+    s.metadata["kind"] = "nosearch"
+    return s
+
+
+def test_search_cases_label_tool_requests_and_general_queries():
+    samples = [sample("weather in Oslo?", True), sample("rain in Bergen?", False),
+               nosearch("tell a joke"), nosearch("tell a joke"), nosearch("a poem")]  # fmt: skip
+    cases, counts = cal.search_cases(samples, {"a poem"})
+    assert counts == {"decision_samples": 5, "excluded_trained_query": 1, "repeated_query": 1,
+                      "held_out": 3}  # fmt: skip
+    assert {c["query"]: c["search"] for c in cases} == {
+        "weather in Oslo?": True, "rain in Bergen?": True, "tell a joke": False}  # fmt: skip
+    rows = [{"nosearch_margin": m, "search": s} for m, s in ((-2, True), (-1, True), (3, False))]
+    t = cal.best_threshold(rows, cal.SEARCH_KEYS)
+    assert cal.accuracy(rows, t, cal.SEARCH_KEYS) == 1.0 and -1 < t < 3
+    assert cal.roc_auc(rows, cal.SEARCH_KEYS) == 1.0
+
+
+REQUESTS = ["What is the weather in Oslo today?", "Book a table for two in Rome tonight.",
+            "Convert 100 dollars to euros.", "Find flights from Paris to Berlin tomorrow.",
+            "Get the latest news about electric cars.", "Show Apple's stock price."]  # fmt: skip
+GENERAL = ["Write a poem about the sea.", "Explain photosynthesis to a child.",
+           "What are the pros and cons of working from home?", "Tell me a story about a fox.",
+           "Why is the sky blue?", "Give me advice on learning to paint."]  # fmt: skip
+
+
+def test_search_classifier_fits_saves_and_scores_with_minilm(tmp_path):
+    from toollearn.agents.search_gate import (
+        ClassifierSearchGate,
+        LibrarySearchGate,
+        fit_search_classifier,
+        make_search_gate,
+    )
+
+    path = tmp_path / "gate.npz"
+    meta = fit_search_classifier(REQUESTS + GENERAL, [True] * 6 + [False] * 6, path,
+                                 {"data": "inline"})  # fmt: skip
+    assert meta["fitted_on"] == {"queries": 12, "search": 6, "no_search": 6}
+    gate = make_search_gate(f"classifier:{path}")
+    assert isinstance(gate, ClassifierSearchGate) and gate.describe()["classifier_sha256"]
+    request = gate.score("What will the weather be in Madrid tomorrow?")
+    general = gate.score("Write a short poem about autumn leaves.")
+    assert request["nosearch_margin"] < general["nosearch_margin"]
+    library = make_search_gate("similarity", [WEATHER])
+    assert isinstance(library, LibrarySearchGate) and library.describe()["library_tools"] == 1
+    assert library.score("Weather in Oslo?")["closest_tool"] == "get_weather"
+    with pytest.raises(DataError, match="both"):
+        fit_search_classifier(REQUESTS, [True] * 6, tmp_path / "x.npz", {})
+    (tmp_path / "bad.npz").write_bytes(b"not numpy")
+    with pytest.raises(DataError, match="not a search-gate classifier"):
+        ClassifierSearchGate(tmp_path / "bad.npz")
+    with pytest.raises(DataError, match="library"):
+        make_search_gate("similarity", [])
+    with pytest.raises(ValueError, match="unknown search gate"):
+        make_search_gate("classifier")
+
+
 def test_trained_queries_recompute_the_run_mixture_and_check_hashes(tmp_path):
     from toollearn.datagen.dataset import write_dataset
     from toollearn.training.data import file_sha256
@@ -143,3 +202,30 @@ def test_calibrate_then_run_with_the_threshold_on_the_real_model(tmp_path, capsy
         assert decision["data"]["call_threshold"] == threshold
         if decision["data"]["nocall_margin"] > threshold:  # declined without a call
             assert decision["data"]["has_suitable_tool"] is False
+
+
+def test_eval_deer_with_a_fitted_search_gate_on_the_real_model(tmp_path, capsys):
+    pytest.importorskip("llama_cpp")
+    from toollearn.agents.search_gate import fit_search_classifier
+    from toollearn.cli.main import main
+
+    path = tmp_path / "gate.npz"
+    fit_search_classifier(REQUESTS + GENERAL, [True] * 6 + [False] * 6, path, {})
+    run_dir = tmp_path / "run"
+    argv = ["eval", "deer", "--sample", "--split", "valid", "--limit", "3", "--engine", "llama",
+            "--threads", "1", "--search-threshold", "0", "--search-gate", f"classifier:{path}",
+            "--out", str(run_dir)]  # fmt: skip
+    assert main(argv) == 0
+    assert "search gate, threshold 0" in capsys.readouterr().out
+    records = [json.loads(x) for x in (run_dir / "predictions.jsonl").read_text().splitlines()]
+    assert len(records) == 3
+    for rec in records:
+        search = next(s for s in rec["trace"]["steps"] if s["kind"] == "decision")
+        assert search["data"]["needs_tool"] == (search["data"]["nosearch_margin"] <= 0)
+        assert rec["trace"]["meta"]["search_threshold"] == 0
+    scores = json.loads((run_dir / "scores.json").read_text())
+    assert scores["config"]["search_gate"] == f"classifier:{path}"
+    assert main([*argv[:-6], "--search-threshold", "0", "--out", str(tmp_path / "x")]) == 1
+    assert "go together" in capsys.readouterr().err
+    assert main([*argv[:-2], "--skip-search", "--out", str(tmp_path / "y")]) == 1
+    assert "--skip-search forces" in capsys.readouterr().err

@@ -15,6 +15,10 @@ threshold, and otherwise writes ` #CallAPI#` itself and has the model write the 
 gate_tool, a call of the tool the similarity gate found closest: the retriever picks the tool,
 the model writes its arguments). The margin is kept in the decision step's data. A threshold
 is chosen on held-out training examples (`toollearn eval deer-calibrate`).
+search_threshold: likewise for step 1, a search gate (agents.search_gate: a classifier over the
+query's embedding, or its similarity to the whole tool library) gives a NoSearch margin; above
+the threshold the agent writes the no-search turn itself, otherwise the search marker, and the
+model writes neither.
 `prompting="zero-shot"` asks three questions of our own instead (Yes/No, a candidate name or
 None, the call), for models never trained on the format. Either way each decision is a
 `decision` Step, so `Trace.decisions()` gives {"needs_tool", "has_suitable_tool", "tool"}, and
@@ -50,7 +54,8 @@ class DecisionAgent:
     Decision-Call alone. call_threshold: decide Call/NoCall by the gate's margin (see the
     module docstring; None: the model's own greedy branch); call_gate: the gate (default
     the model's own branch log-probabilities); gate_tool: the call is constrained to the
-    gate's closest tool (a similarity gate). retriever: anything with
+    gate's closest tool (a similarity gate). search_threshold / search_gate: decide
+    Search/NoSearch by a search gate's margin instead of the model. retriever: anything with
     `.search(query, k)` returning hits whose `.item` is a Tool. sampling: temperature /
     top-p / seed of every model call.
     """
@@ -75,9 +80,16 @@ class DecisionAgent:
         call_threshold: float | None = None,
         call_gate: Any = None,
         gate_tool: bool = False,
+        search_threshold: float | None = None,
+        search_gate: Any = None,
     ):
         if prompting not in PROMPTING:
             raise ValueError(f"prompting must be one of {PROMPTING}, not {prompting!r}")
+        if (search_threshold is None) != (search_gate is None):
+            raise ValueError("search_threshold and search_gate go together")
+        if search_threshold is not None and prompting != "released":
+            raise ValueError("search_threshold applies to the released format's search step")
+        self.search_threshold, self.search_gate = search_threshold, search_gate
         if call_threshold is not None:
             if prompting != "released":
                 raise ValueError("call_threshold applies to the released format's call step")
@@ -102,7 +114,9 @@ class DecisionAgent:
                 "decide_search": self.decide_search, "prompting": self.prompting,
                 **({"call_threshold": self.call_threshold, **self.call_gate.describe()}
                    if self.call_threshold is not None else {}),
-                **({"gate_tool": True} if self.gate_tool else {})}  # fmt: skip
+                **({"gate_tool": True} if self.gate_tool else {}),
+                **({"search_threshold": self.search_threshold, **self.search_gate.describe()}
+                   if self.search_threshold is not None else {})}  # fmt: skip
 
     def candidates(self, query: str, tools: Sequence[Tool] | None) -> list[Tool]:
         """The pool to choose from: given tools, else retrieved, else the environment's."""
@@ -168,6 +182,8 @@ class DecisionAgent:
             rec.add(Step("agent", "decision", "Yes", data={"needs_tool": True},
                          detail="forced: decide_search=False"))  # fmt: skip
             return True
+        if self.search_threshold is not None:
+            return self._search_gated(rec, query, turn)
         constraint = deer_constraint((), "search") if self.constrained else None
         text = rec.model(self.engine, deer.render_messages(query), role="agent", kind="thought",
                          max_tokens=40, constraint=constraint,
@@ -181,6 +197,24 @@ class DecisionAgent:
         turn.add(deer.cut_model_turn(text or "") if not needs else deer.SEARCH_SPAN)
         rec.add(Step("agent", "decision", "Yes" if needs else "No", data={"needs_tool": needs},
                      detail=detail))  # fmt: skip
+        return needs
+
+    def _search_gated(self, rec: Recorder, query: str, turn: _Turn) -> bool:
+        """Decision-Search by the search gate's margin (a failing gate: search, recorded)."""
+        t0 = time.perf_counter()
+        try:
+            scored = self.search_gate.score(query)
+        except (ToollearnError, RuntimeError, ValueError, OSError) as exc:
+            rec.error("agent", ErrorKind.ENGINE_ERROR, f"{type(exc).__name__}: {exc}",
+                      data={"decision": "needs_tool"})  # fmt: skip
+            turn.add(deer.SEARCH_SPAN)
+            rec.add(Step("agent", "decision", "Yes", data={"needs_tool": True}, detail=FALLBACK))
+            return True
+        needs = scored["nosearch_margin"] <= self.search_threshold
+        turn.add(deer.SEARCH_SPAN if needs else deer.NO_SEARCH_SPAN)
+        rec.add(Step("agent", "decision", "Yes" if needs else "No",
+                     data={"needs_tool": needs, **scored, "search_threshold": self.search_threshold,
+                           "gate_seconds": round(time.perf_counter() - t0, 3)}))  # fmt: skip
         return needs
 
     def _call(

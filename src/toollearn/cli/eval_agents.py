@@ -63,6 +63,16 @@ def register_eval(eval_sub: Any) -> None:
     p.add_argument("--gate-tool", action="store_true",
                    help="with a similarity gate: call the pool tool closest to the query (the "
                    "model writes its arguments)")  # fmt: skip
+    p.add_argument("--search-threshold", type=float, default=None, metavar="MARGIN",
+                   help="decide Search/NoSearch by the search gate's NoSearch margin "
+                   "(--search-gate): answer without a search above MARGIN (pick it with "
+                   "`eval deer-calibrate --decision search`; default: the model's greedy "
+                   "branch)")  # fmt: skip
+    p.add_argument("--search-gate", default=None, metavar="GATE",
+                   help="with --search-threshold: classifier:FILE (a classifier `eval "
+                   "deer-calibrate --decision search` fitted), similarity or "
+                   "similarity:MODEL_DIR (the query's best cosine to any tool of ToolDEER's "
+                   "tool.json)")  # fmt: skip
     add_data_args(p, "tooldeer/")
     add_engine_args(p)
     add_run_args(p)
@@ -86,8 +96,18 @@ def register_eval(eval_sub: Any) -> None:
                    help="the run's datasets whose queries could coincide with these cases "
                    "(default: all of them)")  # fmt: skip
     c.add_argument("-n", type=int, default=400, help="cases to score (default 400)")
+    c.add_argument("--decision", choices=("call", "search"), default="call",
+                   help="call: Call/NoCall after the pool (default); search: Search/NoSearch, "
+                   "the branches' tool requests against their general queries")  # fmt: skip
     c.add_argument("--call-gate", default="model", metavar="GATE",
                    help="model, similarity or similarity:MODEL_DIR (see eval deer)")  # fmt: skip
+    c.add_argument("--search-gate", default="classifier", metavar="GATE",
+                   help="with --decision search: classifier (fitted here on the held-out "
+                   "cases not scored, saved as OUT/search_gate.npz), similarity or "
+                   "similarity:MODEL_DIR (best cosine to any tool of the data)")  # fmt: skip
+    c.add_argument("--fit-n", type=int, default=None,
+                   help="with the classifier: fit on at most this many cases (default: all "
+                   "held-out cases not scored)")  # fmt: skip
     c.add_argument("--seed", type=int, default=0)
     c.add_argument("--out", required=True, help="folder for margins.jsonl and calibration.json")
     add_engine_args(c)
@@ -130,6 +150,10 @@ def run_deer_cli(args: argparse.Namespace) -> int:
         raise ToollearnError("--gate-tool needs --call-threshold and --call-gate similarity")
     if args.gate_tool and not args.call_gate.startswith("similarity"):
         raise ToollearnError("--gate-tool needs a similarity gate (--call-gate similarity[:DIR])")
+    if (args.search_threshold is None) != (args.search_gate is None):
+        raise ToollearnError("--search-threshold and --search-gate go together")
+    if args.search_threshold is not None and args.skip_search:
+        raise ToollearnError("--search-threshold decides the search that --skip-search forces")
     examples = deer.load_deer(args.split, args.data_root, sample=args.sample)
     if args.limit is not None:
         examples = examples[: args.limit]
@@ -143,6 +167,8 @@ def run_deer_cli(args: argparse.Namespace) -> int:
         config["call_threshold"], config["call_gate"] = args.call_threshold, args.call_gate
         if args.gate_tool:
             config["gate_tool"] = True
+    if args.search_threshold is not None:
+        config["search_threshold"], config["search_gate"] = args.search_threshold, args.search_gate
     if args.prompting != "zero-shot":  # the runs made before the released format were zero-shot
         config["prompting"] = args.prompting
     writer = RunWriter(Path(args.out), with_shard(config, shard))
@@ -153,10 +179,17 @@ def run_deer_cli(args: argparse.Namespace) -> int:
         from toollearn.agents.call_gate import make_gate
 
         gate = make_gate(args.call_gate, engine)
+    search_gate = None
+    if args.search_threshold is not None:
+        from toollearn.agents.search_gate import make_search_gate
+
+        library = [] if args.search_gate.startswith("classifier") else deer_library(args)
+        search_gate = make_search_gate(args.search_gate, library)
     agent = DecisionAgent(engine, constrained=args.constrained, answer=False, seed=args.seed,
                           decide_search=not args.skip_search, prompting=args.prompting,
                           call_threshold=args.call_threshold, call_gate=gate,
-                          gate_tool=args.gate_tool)  # fmt: skip
+                          gate_tool=args.gate_tool, search_threshold=args.search_threshold,
+                          search_gate=search_gate)  # fmt: skip
     t0 = time.perf_counter()
     records = deer.run_deer(agent, examples, writer)
     scores = deer.score_records(records, examples)
@@ -165,6 +198,8 @@ def run_deer_cli(args: argparse.Namespace) -> int:
     if args.call_threshold is not None:
         label += f", {args.call_gate} gate, threshold {args.call_threshold:g}"
         label += ", its tool" if args.gate_tool else ""
+    if args.search_threshold is not None:
+        label += f", {args.search_gate} search gate, threshold {args.search_threshold:g}"
     label += ", search forced)" if args.skip_search else ")"
     print(format_table(deer.summary_rows(scores, args.split, label), deer.COLUMNS, ".1f"))
     print(f"errors: {scores['errors']}; {scores['run']}", file=sys.stderr)
@@ -172,9 +207,15 @@ def run_deer_cli(args: argparse.Namespace) -> int:
     return 0
 
 
+def deer_library(args: argparse.Namespace) -> list:
+    """The agent's tool library: ToolDEER's tool.json (the bundled sample's with --sample)."""
+    from toollearn.data.registry import load_tool_pool
+
+    return load_tool_pool(("sample/" if args.sample else "") + "tooldeer", args.data_root)
+
+
 def run_deer_calibrate_cli(args: argparse.Namespace) -> int:
     """Score held-out decision cases, pick the threshold, write the files, print a summary."""
-    from toollearn.agents.call_gate import make_gate
     from toollearn.datagen.dataset import read_dataset
     from toollearn.engines.provenance import file_record
     from toollearn.evaluation import calibration as cal
@@ -182,36 +223,74 @@ def run_deer_calibrate_cli(args: argparse.Namespace) -> int:
     data = Path(args.data)
     data = data / "data.jsonl" if data.is_dir() else data
     exclude = cal.trained_queries(args.train_run, args.train_datasets)
-    cases, counts = cal.decision_cases(read_dataset(data), exclude, args.n, args.seed)
-    engine = load_engine_from_args(args) if args.call_gate == "model" else None
-    gate = make_gate(args.call_gate, engine)
-    t0 = time.perf_counter()
-    scored = cal.score_cases(gate, cases)
-    threshold = cal.best_threshold(scored)
+    samples = list(read_dataset(data))
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
+    t0 = time.perf_counter()
+    engine, extra = None, {}
+    if args.decision == "search":
+        keys = cal.SEARCH_KEYS
+        gate, cases, counts, extra = _search_gate_for_calibration(args, samples, exclude, data)
+        scored = cal.score_search_cases(gate, cases)
+    else:
+        from toollearn.agents.call_gate import make_gate
+
+        keys = cal.CALL_KEYS
+        cases, counts = cal.decision_cases(samples, exclude, args.n, args.seed)
+        engine = load_engine_from_args(args) if args.call_gate == "model" else None
+        gate = make_gate(args.call_gate, engine)
+        scored = cal.score_cases(gate, cases)
+    threshold = cal.best_threshold(scored, keys)
     with (out / "margins.jsonl").open("w", encoding="utf-8") as fh:
         for row in scored:
             fh.write(json.dumps(row) + "\n")
     summary = {
+        "decision": args.decision,
         "threshold": round(threshold, 4),
-        "accuracy_at_threshold": round(100 * cal.accuracy(scored, threshold), 1),
-        "accuracy_at_0": round(100 * cal.accuracy(scored, 0.0), 1),
-        "roc_auc": None if (auc := cal.roc_auc(scored)) is None else round(auc, 4),
-        "cases": len(scored), "call_cases": sum(s["call"] for s in scored),
+        "accuracy_at_threshold": round(100 * cal.accuracy(scored, threshold, keys), 1),
+        "accuracy_at_0": round(100 * cal.accuracy(scored, 0.0, keys), 1),
+        "roc_auc": None if (auc := cal.roc_auc(scored, keys)) is None else round(auc, 4),
+        "cases": len(scored), f"{keys[1]}_cases": sum(s[keys[1]] for s in scored),
         "counts": counts, "trained_queries_excluded": len(exclude),
         "train_datasets_checked": args.train_datasets or "all",
         "data": file_record(data), "train_run": str(args.train_run), "seed": args.seed,
-        **gate.describe(),
+        **gate.describe(), **extra,
         "engine": engine.describe() if hasattr(engine, "describe") else None,
         "wall_seconds": round(time.perf_counter() - t0, 1),
     }  # fmt: skip
     (out / "calibration.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
-    print(f"threshold {summary['threshold']}: accuracy {summary['accuracy_at_threshold']}% "
-          f"(at 0: {summary['accuracy_at_0']}%), ROC AUC {summary['roc_auc']}, "
-          f"{len(scored)} held-out cases ({summary['call_cases']} Call)")  # fmt: skip
+    print(
+        f"threshold {summary['threshold']}: accuracy {summary['accuracy_at_threshold']}% "
+        f"(at 0: {summary['accuracy_at_0']}%), ROC AUC {summary['roc_auc']}, "
+        f"{len(scored)} held-out cases ({summary[f'{keys[1]}_cases']} {keys[1].title()})"
+    )
     print(f"calibration: {out / 'calibration.json'}", file=sys.stderr)
     return 0
+
+
+def _search_gate_for_calibration(
+    args: argparse.Namespace, samples: list, exclude: set[str], data: Path
+) -> tuple[Any, list[dict[str, Any]], dict[str, int], dict[str, Any]]:
+    """(the search gate, the cases to score, counts, what to record): a classifier is fitted
+    on the held-out cases that are not scored; a similarity gate reads the data's tools."""
+    from toollearn.agents import search_gate as sg
+    from toollearn.engines.provenance import file_record
+    from toollearn.evaluation import calibration as cal
+
+    cases, counts = cal.search_cases(samples, exclude, args.seed)
+    scored_cases, rest = cases[: args.n], cases[args.n :]
+    if args.search_gate == "classifier":
+        fit = rest[: args.fit_n] if args.fit_n is not None else rest
+        path = Path(args.out) / "search_gate.npz"
+        meta = sg.fit_search_classifier(
+            [c["query"] for c in fit], [c["search"] for c in fit], path,
+            {"data": file_record(data), "seed": args.seed,
+             "train_run_queries_excluded": str(args.train_run)},
+        )  # fmt: skip
+        return sg.ClassifierSearchGate(path), scored_cases, counts, {"fitted": meta}
+    library = {t.name: t for s in samples if s.metadata.get("kind") in cal.KINDS for t in s.tools}
+    gate = sg.make_search_gate(args.search_gate, list(library.values()))
+    return gate, scored_cases, counts, {}
 
 
 def run_stepwise_cli(args: argparse.Namespace) -> int:

@@ -1,12 +1,14 @@
-"""Calibrate DEER's Call/NoCall decision on held-out training examples.
+"""Calibrate DEER's Call/NoCall (and Search/NoSearch) decisions on held-out training examples.
 
 A tuned model's greedy branch can carry a prior (always call, or always decline) while a
 margin (agents.call_gate: the model's log p(` #NoCallAPI#`) - log p(` #CallAPI#`), or the
 query's similarity to the pool) may still order queries well. This module scores that margin
 on generated DEER decision branches (`datagen deer`, built from training tools
 and queries only) that the model did not train on, and picks the threshold that decides them
-best; `DecisionAgent(call_threshold=...)` then uses it on the test sets. Nothing of the valid
-or test splits is read here.
+best; `DecisionAgent(call_threshold=...)` then uses it on the test sets. The search decision
+is calibrated the same way (`search_cases`: the branches' tool requests against their general
+queries; `DecisionAgent(search_threshold=...)`). Nothing of the valid or test splits is read
+here.
 
 Held out means: its query is the query of no sample the training run drew (train or eval
 part) from the datasets whose queries could coincide (DEER's and the general format's, both
@@ -28,6 +30,9 @@ from toollearn.core.types import Message
 from toollearn.formats.answers import deer
 
 KINDS = {"call": True, "nocall": False}  # datagen deer kind -> the right decision is to call
+SEARCH_KINDS = {"call": True, "nocall": True, "nosearch": False}  # -> the right one is to search
+CALL_KEYS = ("nocall_margin", "call")  # (the margin, the label it decides) of each decision
+SEARCH_KEYS = ("nosearch_margin", "search")
 
 
 def trained_queries(train_json: str | Path, datasets: Sequence[str] | None = None) -> set[str]:
@@ -84,6 +89,32 @@ def decision_cases(
     return cases[:n], counts
 
 
+def search_cases(
+    samples: Sequence[TrainingSample], exclude: set[str], seed: int = 0
+) -> tuple[list[dict[str, Any]], dict[str, int]]:
+    """Every Search/NoSearch case (one per distinct query) whose query is not in `exclude`,
+    shuffled with the seed; each {"query", "search" (bool), "source"}. Also counts what was
+    left out and why."""
+    counts = {"decision_samples": 0, "excluded_trained_query": 0, "repeated_query": 0}
+    cases, seen = [], set()
+    for s in samples:
+        kind = s.metadata.get("kind")
+        if kind not in SEARCH_KINDS or s.task != "deer":
+            continue
+        counts["decision_samples"] += 1
+        query = s.metadata.get("query") or s.messages[-1].content
+        if query in exclude:
+            counts["excluded_trained_query"] += 1
+        elif query in seen:
+            counts["repeated_query"] += 1
+        else:
+            seen.add(query)
+            cases.append({"query": query, "search": SEARCH_KINDS[kind], "source": s.source})
+    random.Random(f"{seed}:calibrate-search").shuffle(cases)
+    counts["held_out"] = len(cases)
+    return cases, counts
+
+
 def score_cases(gate: Any, cases: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     """Each case (without its prefix and tools) with what the gate scored: its NoCall margin."""
     from tqdm import tqdm
@@ -97,29 +128,45 @@ def score_cases(gate: Any, cases: Sequence[dict[str, Any]]) -> list[dict[str, An
     return out
 
 
-def accuracy(scored: Sequence[dict[str, Any]], threshold: float) -> float:
-    """Share of cases decided right when declining iff the margin exceeds the threshold."""
+def score_search_cases(gate: Any, cases: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Each Search/NoSearch case with what the search gate scored: its NoSearch margin."""
+    from tqdm import tqdm
+
+    return [
+        {**case, **gate.score(case["query"])}
+        for case in tqdm(cases, desc="scoring searches", unit="case", mininterval=10)
+    ]
+
+
+def accuracy(
+    scored: Sequence[dict[str, Any]], threshold: float, keys: tuple[str, str] = CALL_KEYS
+) -> float:
+    """Share of cases decided right when declining iff the margin exceeds the threshold
+    (keys: the margin and the label, CALL_KEYS or SEARCH_KEYS)."""
     if not scored:
         return 0.0
-    right = sum((s["nocall_margin"] <= threshold) == s["call"] for s in scored)
+    margin, label = keys
+    right = sum((s[margin] <= threshold) == s[label] for s in scored)
     return right / len(scored)
 
 
-def best_threshold(scored: Sequence[dict[str, Any]]) -> float:
+def best_threshold(scored: Sequence[dict[str, Any]], keys: tuple[str, str] = CALL_KEYS) -> float:
     """The threshold with the highest accuracy (midpoint between neighbouring margins; ties
     go to the one nearest 0, the model's own argmax)."""
-    margins = sorted({s["nocall_margin"] for s in scored})
+    margins = sorted({s[keys[0]] for s in scored})
     if not margins:
         raise DataError("no scored cases to calibrate on")
     candidates = [margins[0] - 1.0, margins[-1] + 1.0]
     candidates += [(a + b) / 2 for a, b in zip(margins, margins[1:])]
-    return max(candidates, key=lambda t: (accuracy(scored, t), -abs(t)))
+    return max(candidates, key=lambda t: (accuracy(scored, t, keys), -abs(t)))
 
 
-def roc_auc(scored: Sequence[dict[str, Any]]) -> float | None:
-    """Probability that a NoCall case has a larger margin than a Call case (ties half)."""
-    pos = [s["nocall_margin"] for s in scored if not s["call"]]
-    neg = [s["nocall_margin"] for s in scored if s["call"]]
+def roc_auc(scored: Sequence[dict[str, Any]], keys: tuple[str, str] = CALL_KEYS) -> float | None:
+    """Probability that a declining case (NoCall, NoSearch) has a larger margin than the
+    other kind (ties half)."""
+    margin, label = keys
+    pos = [s[margin] for s in scored if not s[label]]
+    neg = [s[margin] for s in scored if s[label]]
     if not pos or not neg:
         return None
     wins = sum((p > q) + 0.5 * (p == q) for p in pos for q in neg)
