@@ -229,3 +229,41 @@ def test_eval_deer_with_a_fitted_search_gate_on_the_real_model(tmp_path, capsys)
     assert "go together" in capsys.readouterr().err
     assert main([*argv[:-2], "--skip-search", "--out", str(tmp_path / "y")]) == 1
     assert "--skip-search forces" in capsys.readouterr().err
+
+
+def test_gated_agent_uses_the_shipped_gates_and_its_answer_engine():
+    from toollearn.agents import DecisionAgent
+    from toollearn.engines import ScriptedEngine
+    from toollearn.models import deer_gates
+
+    gates = deer_gates()
+    assert gates["search"]["calibration"]["roc_auc"] > 0.9 and gates["call"]["gate_tool"] is True
+    other = Tool("get_joke", "A random joke", {"type": "object", "properties": {}})
+    engine = ScriptedEngine([" get_weather(city='Rome') #APIResponse#"])
+    answerer = ScriptedEngine(["Waves roll in under a silver moon."])
+    agent = DecisionAgent.gated(engine, answer_engine=answerer)
+    poem = agent.run("Write a short poem about the sea.", [WEATHER, other])
+    assert poem.meta["outcome"] == "no_search" and poem.answer.startswith("Waves")
+    assert engine.requests == [] and poem.meta["search_gate"] == "classifier"
+    rome = agent.run("What is the weather in Rome today?", [other, WEATHER])
+    decided = rome.decisions()
+    assert decided["needs_tool"] is True and decided["tool"] == "get_weather"
+    assert rome.calls[0].arguments == {"city": "Rome"}
+    grammar = engine.requests[0]["constraint"].grammar
+    assert "get_weather" in grammar and "get_joke" not in grammar  # the gate's closest tool
+
+
+def test_eval_deer_shipped_gates_fill_the_flags_and_refuse_others(tmp_path, capsys):
+    from toollearn.cli.main import main
+
+    base = ["eval", "deer", "--sample", "--engine", "scripted", "--limit", "2", "--gates",
+            "shipped"]  # fmt: skip
+    assert main([*base, "--call-threshold", "0", "--out", str(tmp_path / "x")]) == 1
+    assert "drop the others" in capsys.readouterr().err
+    assert main([*base, "--out", str(tmp_path / "run")]) == 0
+    config = json.loads((tmp_path / "run" / "scores.json").read_text())["config"]
+    assert config["gates"] == "shipped" and config["gate_tool"] is True
+    assert (
+        config["search_gate"].endswith("deer-search-gate.npz")
+        and config["call_gate"] == "similarity"
+    )

@@ -55,7 +55,8 @@ class DecisionAgent:
     module docstring; None: the model's own greedy branch); call_gate: the gate (default
     the model's own branch log-probabilities); gate_tool: the call is constrained to the
     gate's closest tool (a similarity gate). search_threshold / search_gate: decide
-    Search/NoSearch by a search gate's margin instead of the model. retriever: anything with
+    Search/NoSearch by a search gate's margin instead of the model. answer_engine: writes
+    the free answer when no tool is used (default: the engine itself). retriever: anything with
     `.search(query, k)` returning hits whose `.item` is a Tool. sampling: temperature /
     top-p / seed of every model call.
     """
@@ -82,6 +83,7 @@ class DecisionAgent:
         gate_tool: bool = False,
         search_threshold: float | None = None,
         search_gate: Any = None,
+        answer_engine: Any = None,
     ):
         if prompting not in PROMPTING:
             raise ValueError(f"prompting must be one of {PROMPTING}, not {prompting!r}")
@@ -90,6 +92,7 @@ class DecisionAgent:
         if search_threshold is not None and prompting != "released":
             raise ValueError("search_threshold applies to the released format's search step")
         self.search_threshold, self.search_gate = search_threshold, search_gate
+        self.answer_engine = answer_engine
         if call_threshold is not None:
             if prompting != "released":
                 raise ValueError("call_threshold applies to the released format's call step")
@@ -108,6 +111,23 @@ class DecisionAgent:
         self.chat, self.seed = chat, seed
         self.sampling = sampling or Sampling(seed=seed)
 
+    @classmethod
+    def gated(cls, engine: Any, env: Environment | None = None, *, threads: int | None = 1,
+              **options: Any) -> DecisionAgent:  # fmt: skip
+        """The agent with the gates toollearn ships deciding both branches
+        (`toollearn.models.deer_gates()`: thresholds calibrated on held-out training branches);
+        the model writes the call's arguments. `options` as for the constructor."""
+        from toollearn.agents.call_gate import make_gate
+        from toollearn.agents.search_gate import make_search_gate
+        from toollearn.models import deer_gates
+
+        gates = deer_gates()
+        search, call = gates["search"], gates["call"]
+        search_gate = make_search_gate(f"{search['gate']}:{search['path']}", threads=threads)
+        return cls(engine, env, search_threshold=search["threshold"], search_gate=search_gate,
+                   call_threshold=call["threshold"], call_gate=make_gate(call["gate"], engine,
+                   threads), gate_tool=call["gate_tool"], **options)  # fmt: skip
+
     def config(self) -> dict[str, Any]:
         return {"agent": self.name, "engine": engine_label(self.engine), "k": self.k,
                 "constrained": self.constrained, "direct_answer": self.answer,
@@ -115,6 +135,8 @@ class DecisionAgent:
                 **({"call_threshold": self.call_threshold, **self.call_gate.describe()}
                    if self.call_threshold is not None else {}),
                 **({"gate_tool": True} if self.gate_tool else {}),
+                **({"answer_engine": engine_label(self.answer_engine)}
+                   if self.answer_engine is not None else {}),
                 **({"search_threshold": self.search_threshold, **self.search_gate.describe()}
                    if self.search_threshold is not None else {})}  # fmt: skip
 
@@ -171,7 +193,8 @@ class DecisionAgent:
     def _direct_answer(self, rec: Recorder, query: str, why: str) -> str | None:
         if not self.answer:
             return None
-        return rec.model(self.engine, query, role="agent", kind="answer", max_tokens=128,
+        engine = self.answer_engine or self.engine
+        return rec.model(engine, query, role="agent", kind="answer", max_tokens=128,
                          data={"reason": why})  # fmt: skip
 
     # -- the released format ---------------------------------------------------------------

@@ -73,6 +73,10 @@ def register_eval(eval_sub: Any) -> None:
                    "deer-calibrate --decision search` fitted), similarity or "
                    "similarity:MODEL_DIR (the query's best cosine to any tool of ToolDEER's "
                    "tool.json)")  # fmt: skip
+    p.add_argument("--gates", choices=("shipped",), default=None,
+                   help="shipped: both decisions by the gates toollearn ships "
+                   "(`toollearn.models.deer_gates()`, what `run --agent deer` uses), in place "
+                   "of the four flags above")  # fmt: skip
     add_data_args(p, "tooldeer/")
     add_engine_args(p)
     add_run_args(p)
@@ -146,6 +150,8 @@ def run_deer_cli(args: argparse.Namespace) -> int:
     from toollearn.evaluation.runners import deer
     from toollearn.evaluation.runners.base import RunWriter, parse_shard, take_shard, with_shard
 
+    if args.gates == "shipped":
+        shipped_gate_args(args)
     if args.call_threshold is None and args.gate_tool:
         raise ToollearnError("--gate-tool needs --call-threshold and --call-gate similarity")
     if args.gate_tool and not args.call_gate.startswith("similarity"):
@@ -169,6 +175,8 @@ def run_deer_cli(args: argparse.Namespace) -> int:
             config["gate_tool"] = True
     if args.search_threshold is not None:
         config["search_threshold"], config["search_gate"] = args.search_threshold, args.search_gate
+    if args.gates:
+        config["gates"] = args.gates
     if args.prompting != "zero-shot":  # the runs made before the released format were zero-shot
         config["prompting"] = args.prompting
     writer = RunWriter(Path(args.out), with_shard(config, shard))
@@ -205,6 +213,20 @@ def run_deer_cli(args: argparse.Namespace) -> int:
     print(f"errors: {scores['errors']}; {scores['run']}", file=sys.stderr)
     print(f"scores: {path}", file=sys.stderr)
     return 0
+
+
+def shipped_gate_args(args: argparse.Namespace) -> None:
+    """Fill the gate flags from the shipped settings (an error if any was given too)."""
+    from toollearn.core.errors import ToollearnError
+    from toollearn.models import deer_gates
+
+    given = [args.call_threshold, args.search_threshold, args.search_gate]
+    if any(v is not None for v in given) or args.gate_tool or args.call_gate != "model":
+        raise ToollearnError("--gates shipped sets the call and search gates; drop the others")
+    search, call = (gates := deer_gates())["search"], gates["call"]
+    args.search_threshold, args.search_gate = search["threshold"], f"classifier:{search['path']}"
+    args.call_threshold, args.call_gate = call["threshold"], call["gate"]
+    args.gate_tool = call["gate_tool"]
 
 
 def deer_library(args: argparse.Namespace) -> list:

@@ -55,6 +55,10 @@ def register(subparsers: Any) -> None:
     p.add_argument("--free", action="store_true", help="no grammar constraints")
     p.add_argument("--retriever", choices=("bm25", "dense", "hybrid"), default="bm25",
                    help="deer: how to retrieve the 5-tool pool from more tools")  # fmt: skip
+    p.add_argument("--no-gates", action="store_true",
+                   help="deer: the model's own branches decide Search and Call (default: the "
+                   "shipped gates decide them, the model writes the call, and with the tuned "
+                   "model the base model writes answers that need no tool)")  # fmt: skip
     p.add_argument("--constrain-plan", action="store_true", help="multi-role: grammar for Next:")
     p.add_argument("--max-steps", type=int, default=6)
     p.add_argument("--timeout", type=float, default=5.0, help="seconds per tool call")
@@ -113,8 +117,15 @@ def build_agent(args: argparse.Namespace, env: Any) -> Any:
             from toollearn.retrieval import ToolRetriever
 
             retriever = ToolRetriever(env.tools, args.retriever)
-        return agents.DecisionAgent(engine(), env, retriever=retriever,
-                                    constrained=constrained, **common)  # fmt: skip
+        # the shipped adapter writes DEER's format even where a plain answer is due (its
+        # free answers are markers), so the plain embedded model answers what needs no tool
+        tuned = args.engine.partition("@")[0] == "tuned"
+        answerer = load_engine_spec("base", args.threads, **llama_flags(args)) if tuned else None
+        options = {"retriever": retriever, "constrained": constrained,
+                   "answer_engine": answerer, **common}  # fmt: skip
+        if args.no_gates:
+            return agents.DecisionAgent(engine(), env, **options)
+        return agents.DecisionAgent.gated(engine(), env, threads=args.threads, **options)
     if args.agent == "multi-call":
         return agents.MultiCallAgent(engine(), env, constrained=constrained, **common)
     return agents.ToolCallsAgent(engine(), env, constrained=constrained,

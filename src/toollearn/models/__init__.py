@@ -7,6 +7,9 @@ engine spec `tuned` is the embedded model with this adapter merged into its weig
 default of every command; `engines.llama_merge`), `base` the plain embedded model; either may
 name runtime adapters after `@`. `llama@<TUNED_ADAPTER>` applies the same adapter at run time
 (same outputs up to rounding, slower decoding).
+`deer-gates.json` (with `deer-search-gate.npz`) holds the gates that make DEER's two decisions
+by default (`DecisionAgent.gated`): a MiniLM classifier for Search/NoSearch and the query's
+MiniLM similarity to the pool for Call/NoCall, each with its calibrated threshold.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ HERE = Path(__file__).resolve().parent
 TUNED_ADAPTER = HERE / "tools-135m.gguf"
 TUNED_INFO = HERE / "tools-135m.train.json"
 DEFAULT_ENGINE = "tuned"
+DEER_GATES = HERE / "deer-gates.json"
 
 
 def tuned_adapter() -> Path:
@@ -48,3 +52,12 @@ def resolve_alias(spec: str) -> str:
     if name == "tuned":
         tuned_adapter()
     return spec
+
+
+def deer_gates() -> dict[str, Any]:
+    """The shipped DEER gate settings (deer-gates.json), the classifier's path made absolute."""
+    if not DEER_GATES.is_file():
+        raise EngineError(f"the DEER gate settings {DEER_GATES} are missing from this installation")
+    gates = json.loads(DEER_GATES.read_text())
+    gates["search"]["path"] = str(HERE / gates["search"]["file"])
+    return gates
