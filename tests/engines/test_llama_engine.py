@@ -111,3 +111,36 @@ def test_continuation_logprobs_match_the_librarys_own_and_ignore_the_cache(engin
         log_probs = rows - np.log(np.exp(rows).sum(axis=1, keepdims=True))
         theirs = sum(log_probs[i, t] for i, t in enumerate(tokens[n_prompt:]))
         assert ours == pytest.approx(theirs, abs=0.05)
+
+
+def _seq_cells(llm) -> bytes:
+    """The KV state of sequence 0 of a llama_cpp.Llama, as llama.cpp exports it."""
+    import ctypes
+
+    import llama_cpp
+
+    ctx = llm._ctx.ctx
+    size = llama_cpp.llama_state_seq_get_size(ctx, 0)
+    buf = (ctypes.c_uint8 * size)()
+    return bytes(buf[: llama_cpp.llama_state_seq_get_data(ctx, buf, size, 0)])
+
+
+def test_a_prompts_cells_do_not_depend_on_the_requests_before_it(engine):
+    from toollearn.core.types import Message
+
+    assert engine.reader is not None  # the default engine reads prompts with F16 weights
+    first = user("Describe the weather in Paris in two sentences.")
+    text = engine.complete([first], max_tokens=24)[0].text
+    # a chat's second turn: the first prompt and its answer, then a few new tokens
+    follow = [*first, Message("assistant", text), Message("user", "Shorter.")]
+    after = engine.complete([follow], max_tokens=16)[0].text
+    cells_after = _seq_cells(engine.llm)
+    for llm in (engine.llm, engine.reader.llm):
+        llm.reset()
+    fresh = engine.complete([follow], max_tokens=16)[0].text
+    assert fresh == after and _seq_cells(engine.llm) == cells_after
+    short = user("Hi")  # read by the generating model itself, from scratch each time
+    assert (
+        engine.complete([short], max_tokens=6)[0].text
+        == engine.complete([short], max_tokens=6)[0].text
+    )

@@ -180,22 +180,28 @@ class BatchDecoder:
         The longest prefix shared with a recently evaluated prompt (held in the cache
         sequences) is copied instead of evaluated, as the sequential path reuses its previous
         prompt; a retried prompt is copied whole. Copies between KV streams are whole-stream,
-        so copy, then cut at the prefix. With a reader, a prompt with enough new tokens is read
-        there instead (all but its last token, whose logits this context computes). The prompt
-        then goes into the cache (LRU).
+        so copy, then cut at the prefix. With a reader, only a prompt held whole (all but its
+        last token) is copied, and any other is read there (all but its last token, whose
+        logits this context computes) or, when short, evaluated here from scratch, so its
+        cells never depend on what was read before. The prompt then goes into the cache (LRU).
         """
         lib, mem = self._lib, self.mem
         lib.llama_memory_seq_rm(mem, slot, -1, -1)
+        n = len(tokens) - 1  # the last token is always evaluated here (its logits)
         src, keep = max(
             ((c, common_prefix(t, tokens)) for c, t in self._held.items()),
             key=lambda x: x[1],
             default=(-1, 0),
         )
-        keep = min(keep, len(tokens) - 1)  # always evaluate the last token (its logits)
-        if self.reader is not None and self.reader.worth_it(keep, len(tokens) - 1):
-            self.reader.fill(self.ctx, slot, tokens[:-1], self.n_seq + self.n_cache)
-            keep = len(tokens) - 1
-        elif keep > 0:
+        keep = min(keep, n)
+        if self.reader is not None:  # cells that depend on the prompt alone (llama_prefill)
+            long = self.reader.reads(n)  # a short prompt is evaluated here whole, each time
+            same = long and keep == n and len(self._held.get(src, ())) == len(tokens)
+            keep = n if same else 0
+            if long and not same:
+                self.reader.fill(self.ctx, slot, tokens[:-1], self.n_seq + self.n_cache)
+                keep, src = n, -1
+        if keep > 0 and src >= 0:
             lib.llama_memory_seq_cp(mem, src, slot, -1, -1)
             lib.llama_memory_seq_rm(mem, slot, keep, -1)
         for start in range(keep, len(tokens), self.n_batch):

@@ -9,6 +9,13 @@ the generating context with `llama_state_seq_get_data` / `llama_state_seq_set_da
 models must have the same architecture, and both contexts the same KV types and flash-attention
 setting (llama.cpp refuses a state with a different V layout). The reader applies the same LoRA
 adapter as the generating context, so the cells it hands over are the adapted model's.
+
+The cells a prompt gets depend on the prompt alone, never on what was read before: a prompt of
+at least MIN_NEW_TOKENS tokens (all but its last) is read here, in the same n_batch chunks
+whatever this reader held, and handed over unless the target holds exactly the cells of the
+same handover; a shorter one is read by the generating model from scratch. (Reusing a longer
+cached prefix and reading the rest elsewhere would change the chunks, and with them the
+cells' rounding, so a greedy answer could differ with the requests made before it.)
 """
 
 from __future__ import annotations
@@ -19,8 +26,8 @@ from typing import Any
 
 from toollearn.core.errors import EngineError
 
-# below this many new prompt tokens the generating model reads them itself: handing over the
-# whole KV state (about 23 kB per token for SmolLM2-135M) costs more than it saves
+# prompts shorter than this the generating model reads itself: handing over the whole KV state
+# (about 23 kB per token for SmolLM2-135M) costs more than it saves
 MIN_NEW_TOKENS = 32
 
 
@@ -48,10 +55,11 @@ class PromptReader:
         self._buf: Any = None  # the last exported state (reused, grown as needed)
         self._framed: Any = None  # the same, framed for a multi-stream context
         self.tokens_read = 0  # prompt tokens this reader evaluated (for benchmarks)
+        self._handed: dict[int, tuple[int, ...]] = {}  # id(target Llama) -> tokens handed last
 
-    def worth_it(self, held: int, n: int) -> bool:
-        """Whether to read n prompt tokens here when the target already holds `held` of them."""
-        return n - held >= self.min_new_tokens
+    def reads(self, n: int) -> bool:
+        """Whether a prompt of n tokens (all but the last) is read here."""
+        return n >= self.min_new_tokens
 
     def read(self, tokens: Sequence[int]) -> tuple[Any, int]:
         """Evaluate `tokens` (reusing the prefix this reader holds); returns its KV state."""
@@ -115,13 +123,19 @@ class PromptReader:
 
     def fill_llama(self, target: Any, tokens: Sequence[int]) -> None:
         """Prepare a `llama_cpp.Llama` to generate after `tokens`: all but the last token are
-        read here and handed over, so its own `generate` evaluates only the last one. Skipped
-        when the target already holds most of the prompt."""
-        n = len(tokens) - 1
-        held = common_prefix(target.input_ids[: target.n_tokens].tolist(), tokens[:n])
-        if not self.worth_it(held, n):
+        read here and handed over, so its own `generate` evaluates only the last one; kept
+        when the target holds that very handover; a short prompt it reads itself, from
+        scratch (see the module docstring)."""
+        n, key = len(tokens) - 1, id(target)
+        prompt = tuple(tokens[:n])
+        held = common_prefix(target.input_ids[: target.n_tokens].tolist(), prompt)
+        if self._handed.get(key) == prompt and held == n:
             return
-        target.n_tokens = 0  # if the handover fails, nothing stale is reused
-        self.fill(target._ctx.ctx, 0, tokens[:n])
-        target.input_ids[:n] = tokens[:n]
+        self._handed.pop(key, None)
+        target.n_tokens = 0  # nothing read before is reused (nor, if the handover fails, stale)
+        if not self.reads(n):
+            return
+        self.fill(target._ctx.ctx, 0, prompt)
+        target.input_ids[:n] = prompt
         target.n_tokens = n
+        self._handed[key] = prompt
