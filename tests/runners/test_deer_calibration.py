@@ -267,3 +267,49 @@ def test_eval_deer_shipped_gates_fill_the_flags_and_refuse_others(tmp_path, caps
         config["search_gate"].endswith("deer-search-gate.npz")
         and config["call_gate"] == "similarity"
     )
+
+
+def test_retriever_queries_recompute_the_pairs_a_retriever_trained_on(tmp_path):
+    from dataclasses import replace
+
+    from toollearn.datagen.dataset import write_dataset
+    from toollearn.engines.provenance import file_record
+
+    joke = Tool("get_joke", "A random joke", {"type": "object", "properties": {}})
+    samples = []
+    for query in ["weather in Oslo?", "rain in Bergen?", "snow in Tromso?"]:
+        s = replace(sample(query, True), tools=(WEATHER, joke))
+        s.metadata["gold"] = "get_weather"
+        samples.append(s)
+    write_dataset(tmp_path / "d", samples, config={})
+    data = tmp_path / "d" / "data.jsonl"
+    info = {"config": {"datasets": {str(tmp_path / "d"): 2}, "seed": 0},
+            "datasets": [{"data": file_record(data)}]}  # fmt: skip
+    (tmp_path / "train.json").write_text(json.dumps(info))
+    drawn = cal.retriever_queries(tmp_path / "train.json")
+    assert len(drawn) == 2 and drawn < {"weather in Oslo?", "rain in Bergen?", "snow in Tromso?"}
+    data.write_text(data.read_text() + "\n")
+    with pytest.raises(DataError, match="not the file the retriever trained on"):
+        cal.retriever_queries(tmp_path / "train.json")
+
+
+def test_eval_deer_gate_decides_by_the_gates_alone(tmp_path, capsys):
+    from toollearn.cli.main import main
+
+    out = tmp_path / "gates"
+    argv = ["eval", "deer-gate", "--sample", "--split", "test", "--call-gate", "similarity",
+            "--call-threshold", "-0.3", "--out", str(out)]  # fmt: skip
+    assert main(argv) == 0
+    assert "gates only: similarity -0.3, its tool" in capsys.readouterr().out
+    records = [json.loads(x) for x in (out / "predictions.jsonl").read_text().splitlines()]
+    assert records
+    for rec in records:
+        gate = rec["gates"]["call"]
+        if gate["nocall_margin"] > -0.3:
+            assert rec["call"] is None and rec["output"].endswith(deer.NO_CALL_SPAN)
+        else:
+            assert rec["call"]["name"] == gate["closest_tool"]
+    scores = json.loads((out / "scores.json").read_text())
+    assert scores["config"]["gates_only"] is True and scores["scores"]["n"] == len(records)
+    assert main([*argv[:-2], "--call-gate", "model", "--out", str(tmp_path / "m")]) == 1
+    assert "similarity call gate" in capsys.readouterr().err

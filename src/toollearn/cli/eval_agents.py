@@ -99,6 +99,9 @@ def register_eval(eval_sub: Any) -> None:
     c.add_argument("--train-datasets", nargs="+", default=None, metavar="DIR",
                    help="the run's datasets whose queries could coincide with these cases "
                    "(default: all of them)")  # fmt: skip
+    c.add_argument("--exclude-retriever", default=None, metavar="TRAIN_JSON",
+                   help="a `retrieve train` run whose encoder the gate uses: the queries of "
+                   "the pairs it trained on are left out too")  # fmt: skip
     c.add_argument("-n", type=int, default=400, help="cases to score (default 400)")
     c.add_argument("--decision", choices=("call", "search"), default="call",
                    help="call: Call/NoCall after the pool (default); search: Search/NoSearch, "
@@ -116,6 +119,31 @@ def register_eval(eval_sub: Any) -> None:
     c.add_argument("--out", required=True, help="folder for margins.jsonl and calibration.json")
     add_engine_args(c)
     c.set_defaults(func=run_deer_calibrate_cli)
+
+    g = eval_sub.add_parser(
+        "deer-gate",
+        help="DEER's decisions made by the gates alone (no model): P_DS, P_NoCall/P_Call/P_DC",
+        description="Decide each example of a ToolDEER split as a gated DecisionAgent with "
+        "--gate-tool does (the call gate's NoCall margin against its threshold, else its "
+        "closest pool tool; with a search gate, Search/NoSearch first, else search forced), "
+        "without running the model: the tool is called without arguments, so P_* are exact "
+        "and Call_strict means nothing. Writes OUT/predictions.jsonl and OUT/scores.json.",
+    )
+    g.add_argument("--split", choices=SPLITS, default="test")
+    g.add_argument("--call-gate", required=True, metavar="GATE",
+                   help="similarity or similarity:MODEL_DIR")  # fmt: skip
+    g.add_argument("--call-threshold", type=float, required=True, metavar="MARGIN")
+    g.add_argument(
+        "--search-gate",
+        default=None,
+        metavar="GATE",
+        help="classifier:FILE, similarity or similarity:MODEL_DIR (as eval deer)",
+    )
+    g.add_argument("--search-threshold", type=float, default=None, metavar="MARGIN")
+    g.add_argument("--threads", type=int, default=1)
+    add_data_args(g, "tooldeer/")
+    add_run_args(g)
+    g.set_defaults(func=run_deer_gate_cli)
 
     s = eval_sub.add_parser(
         "stepwise",
@@ -236,6 +264,58 @@ def deer_library(args: argparse.Namespace) -> list:
     return load_tool_pool(("sample/" if args.sample else "") + "tooldeer", args.data_root)
 
 
+def run_deer_gate_cli(args: argparse.Namespace) -> int:
+    """Decide every example with the gates alone, score, print the table."""
+    from toollearn.agents.call_gate import make_gate
+    from toollearn.agents.search_gate import make_search_gate
+    from toollearn.core.errors import ToollearnError
+    from toollearn.evaluation.report import format_table
+    from toollearn.evaluation.runners import deer
+    from toollearn.evaluation.runners.base import (
+        RunWriter,
+        parse_shard,
+        progress,
+        take_shard,
+        with_shard,
+    )
+    from toollearn.evaluation.runners.deer_gates import gate_record
+
+    if not args.call_gate.startswith("similarity"):
+        raise ToollearnError("eval deer-gate needs a similarity call gate (it names the tool)")
+    if (args.search_threshold is None) != (args.search_gate is None):
+        raise ToollearnError("--search-threshold and --search-gate go together")
+    examples = deer.load_deer(args.split, args.data_root, sample=args.sample)
+    examples = take_shard(examples[: args.limit], parse_shard(args.shard))
+    config = {"benchmark": "deer", "split": args.split, "sample": args.sample,
+              "limit": args.limit, "gates_only": True, "call_gate": args.call_gate,
+              "call_threshold": args.call_threshold, "gate_tool": True,
+              "search_gate": args.search_gate, "search_threshold": args.search_threshold,
+              "prompting": "released"}  # fmt: skip
+    writer = RunWriter(Path(args.out), with_shard(config, parse_shard(args.shard)))
+    call_gate = make_gate(args.call_gate, None, args.threads)
+    search_gate = None
+    if args.search_gate is not None:
+        library = [] if args.search_gate.startswith("classifier") else deer_library(args)
+        search_gate = make_search_gate(args.search_gate, library, args.threads)
+    t0 = time.perf_counter()
+    done = writer.done_ids()
+    for ex in progress([e for e in examples if e.id not in done], desc="deer gates"):
+        writer.append(gate_record(ex, call_gate, args.call_threshold, search_gate,
+                                  args.search_threshold))  # fmt: skip
+    wanted = {ex.id for ex in examples}
+    records = [r for r in writer.records() if r["id"] in wanted]
+    scores = deer.score_records(records, examples)
+    path = writer.write_scores(scores, {"wall_seconds_predict": round(time.perf_counter() - t0, 1)})
+    label = f"gates only: {args.call_gate} {args.call_threshold:g}, its tool"
+    if search_gate is not None:
+        label += f"; search {args.search_gate} {args.search_threshold:g}"
+    rows = deer.summary_rows(scores, args.split, label)
+    rows[0]["Call_strict"] = None  # no arguments were written
+    print(format_table(rows, deer.COLUMNS, ".1f"))
+    print(f"scores: {path}", file=sys.stderr)
+    return 0
+
+
 def run_deer_calibrate_cli(args: argparse.Namespace) -> int:
     """Score held-out decision cases, pick the threshold, write the files, print a summary."""
     from toollearn.datagen.dataset import read_dataset
@@ -245,6 +325,9 @@ def run_deer_calibrate_cli(args: argparse.Namespace) -> int:
     data = Path(args.data)
     data = data / "data.jsonl" if data.is_dir() else data
     exclude = cal.trained_queries(args.train_run, args.train_datasets)
+    n_trained = len(exclude)
+    if args.exclude_retriever:
+        exclude |= cal.retriever_queries(args.exclude_retriever)
     samples = list(read_dataset(data))
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -273,7 +356,9 @@ def run_deer_calibrate_cli(args: argparse.Namespace) -> int:
         "accuracy_at_0": round(100 * cal.accuracy(scored, 0.0, keys), 1),
         "roc_auc": None if (auc := cal.roc_auc(scored, keys)) is None else round(auc, 4),
         "cases": len(scored), f"{keys[1]}_cases": sum(s[keys[1]] for s in scored),
-        "counts": counts, "trained_queries_excluded": len(exclude),
+        "counts": counts, "trained_queries_excluded": n_trained,
+        "retriever_queries_excluded": len(exclude) - n_trained if args.exclude_retriever else 0,
+        "retriever_run": args.exclude_retriever,
         "train_datasets_checked": args.train_datasets or "all",
         "data": file_record(data), "train_run": str(args.train_run), "seed": args.seed,
         **gate.describe(), **extra,

@@ -64,6 +64,22 @@ def trained_queries(train_json: str | Path, datasets: Sequence[str] | None = Non
     return queries
 
 
+def retriever_queries(train_json: str | Path) -> set[str]:
+    """Queries of every pair a `toollearn retrieve train` run drew, recomputed from its
+    train.json (`retrieval.train.mix_pairs`); a dataset changed since the run is an error.
+    A gate using that encoder is calibrated on other queries."""
+    from toollearn.engines.provenance import sha256_file
+    from toollearn.retrieval.train import mix_pairs
+
+    info = json.loads(Path(train_json).read_text(encoding="utf-8"))
+    for source in info["datasets"]:
+        path = Path(source["data"]["path"])
+        if not path.is_file() or sha256_file(path) != source["data"]["sha256"]:
+            raise DataError(f"{path} is not the file the retriever trained on", str(train_json))
+    pairs, _ = mix_pairs(info["config"]["datasets"], info["config"]["seed"])
+    return {p.query for p in pairs}
+
+
 def decision_cases(
     samples: Sequence[TrainingSample], exclude: set[str], n: int, seed: int = 0
 ) -> tuple[list[dict[str, Any]], dict[str, int]]:

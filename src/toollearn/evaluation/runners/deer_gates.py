@@ -1,0 +1,53 @@
+"""DEER's decisions as the gates alone make them, without the model.
+
+With a similarity call gate and `gate_tool`, a gated `DecisionAgent` takes its Call/NoCall
+decision and the tool it calls from the gate, and the model writes only the arguments (a
+search gate likewise takes the Search/NoSearch decision). So P_NoSearch, P_Search, P_DS,
+P_NoCall, P_Call and P_DC, which the paper scores by tool name, follow from the gates alone:
+`gate_record` writes, per example, the released-format turn the agent would write, with the
+chosen tool called without arguments. Whole splits score in seconds, which is what comparing
+gates needs (the DEER pool-sampling fidelity check); Call_strict, which checks arguments,
+means nothing here. The records rescore like any DEER run (`toollearn score`).
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from toollearn.core.types import Example, Message, ToolCall
+from toollearn.formats.answers import deer
+
+
+def gate_record(
+    ex: Example,
+    call_gate: Any,
+    call_threshold: float,
+    search_gate: Any = None,
+    search_threshold: float | None = None,
+) -> dict[str, Any]:
+    """The record of one example decided by the gates (search forced without a search gate)."""
+    t0 = time.perf_counter()
+    decided: dict[str, Any] = {}
+    if search_gate is not None and search_threshold is not None:
+        decided["search"] = search_gate.score(ex.query)
+        if decided["search"]["nosearch_margin"] > search_threshold:
+            return _record(ex, deer.NO_SEARCH_SPAN, decided, t0)
+    turn = deer.SEARCH_SPAN + deer.pool_text(ex.tools)
+    messages = [*deer.render_messages(ex.query), Message("assistant", turn)]
+    decided["call"] = scored = call_gate.score(ex.query, ex.tools, messages)
+    if scored["nocall_margin"] > call_threshold or not scored.get("closest_tool"):
+        return _record(ex, turn + deer.NO_CALL_SPAN, decided, t0)
+    call = ToolCall(scored["closest_tool"], {})
+    return _record(ex, turn + deer.call_span(call, ex.tools), decided, t0)
+
+
+def _record(ex: Example, output: str, decided: dict[str, Any], t0: float) -> dict[str, Any]:
+    from toollearn.evaluation.runners.deer import prediction_from_record
+
+    record = {"id": ex.id, "split": ex.split, "prompting": "released", "output": output,
+              "gates": decided}  # fmt: skip
+    pred, note = prediction_from_record(record, ex)
+    record.update(search=pred.search, call=pred.call.to_dict() if pred.call else None, note=note,
+                  errors=[], seconds=round(time.perf_counter() - t0, 4))  # fmt: skip
+    return record
