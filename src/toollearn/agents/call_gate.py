@@ -8,6 +8,9 @@ agent declines when the margin exceeds its threshold (`DecisionAgent(call_thresh
 - `SimilarityGate`: minus the best cosine similarity between the query and a pool tool's
   text under a sentence encoder (the embedded MiniLM, or one `toollearn retrieve train`
   fine-tuned): "no tool here is close to the request", DEER's decision read off a retriever.
+- `RerankGate`: minus the best logit of a cross-encoder (`retrieval.reranker`) that reads the
+  query with each pool tool, trained on DEER branches.
+Gates that name the closest tool (`names_tool`) can also pick the tool the agent calls.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ from typing import Any, Protocol
 from toollearn.core.types import Message, Tool
 from toollearn.formats.answers import deer
 
-GATES = ("model", "similarity")
+GATES = ("model", "similarity", "rerank")
 
 
 class CallGate(Protocol):
@@ -34,6 +37,7 @@ class ModelGate:
     """The NoCall margin as the engine's log-probability of the two branch markers."""
 
     name = "model"
+    names_tool = False
 
     def __init__(self, engine: Any):
         if not hasattr(engine, "continuation_logprobs"):
@@ -58,6 +62,7 @@ class SimilarityGate:
     """The NoCall margin as minus the query's best cosine similarity to a pool tool."""
 
     name = "similarity"
+    names_tool = True
 
     def __init__(self, model: str | Path | None = None, threads: int | None = 1):
         from toollearn.retrieval.dense import MiniLMEncoder
@@ -81,11 +86,39 @@ class SimilarityGate:
         return {"gate": self.name, "encoder": self.encoder.model_id}
 
 
+class RerankGate:
+    """The NoCall margin as minus a cross-encoder's best logit over the pool."""
+
+    name = "rerank"
+    names_tool = True
+
+    def __init__(self, model: str | Path, threads: int | None = 1):
+        from toollearn.retrieval.reranker import Reranker
+
+        self.reranker = Reranker(model, threads)
+
+    def score(self, query: str, pool: Sequence[Tool], messages: Sequence[Message]) -> dict:
+        if not pool:
+            return {"nocall_margin": float("inf"), "max_logit": None, "closest_tool": None}
+        logits = self.reranker.scores(query, pool)
+        best = int(logits.argmax())
+        return {"max_logit": round(float(logits[best]), 4), "closest_tool": pool[best].name,
+                "nocall_margin": round(-float(logits[best]), 4)}  # fmt: skip
+
+    def describe(self) -> dict[str, Any]:
+        return {"gate": self.name, "encoder": self.reranker.model_id}
+
+
 def make_gate(spec: str, engine: Any = None, threads: int | None = 1) -> CallGate:
-    """`model`, `similarity` or `similarity:MODEL_DIR` (a fine-tuned MiniLM)."""
+    """`model`, `similarity`, `similarity:MODEL_DIR` (a fine-tuned MiniLM) or
+    `rerank:MODEL_DIR` (a cross-encoder, `toollearn retrieve train-reranker`)."""
     kind, _, path = spec.partition(":")
     if kind == "model" and not path:
         return ModelGate(engine)
     if kind == "similarity":
         return SimilarityGate(path or None, threads)
-    raise ValueError(f"unknown call gate {spec!r}: model, similarity or similarity:MODEL_DIR")
+    if kind == "rerank" and path:
+        return RerankGate(path, threads)
+    raise ValueError(
+        f"unknown call gate {spec!r}: model, similarity, similarity:MODEL_DIR or rerank:MODEL_DIR"
+    )

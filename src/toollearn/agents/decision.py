@@ -100,8 +100,10 @@ class DecisionAgent:
                 from toollearn.agents.call_gate import ModelGate
 
                 call_gate = ModelGate(engine)
-            if gate_tool and call_gate.name != "similarity":
-                raise ValueError("gate_tool needs a gate that finds the closest tool (similarity)")
+            if gate_tool and not getattr(call_gate, "names_tool", False):
+                raise ValueError(
+                    "gate_tool needs a gate that finds the closest tool (similarity, rerank)"
+                )
         elif gate_tool:
             raise ValueError("gate_tool needs call_threshold (and a similarity gate)")
         self.call_threshold, self.call_gate, self.gate_tool = call_threshold, call_gate, gate_tool

@@ -59,10 +59,11 @@ def register_eval(eval_sub: Any) -> None:
     p.add_argument("--call-gate", default="model", metavar="GATE",
                    help="what gives the margin with --call-threshold: model (its branch "
                    "log-probabilities), similarity (the query's best cosine to a pool tool, "
-                   "embedded MiniLM) or similarity:MODEL_DIR (a fine-tuned one)")  # fmt: skip
+                   "embedded MiniLM), similarity:MODEL_DIR (a fine-tuned one) or "
+                   "rerank:MODEL_DIR (a cross-encoder, `retrieve train-reranker`)")  # fmt: skip
     p.add_argument("--gate-tool", action="store_true",
-                   help="with a similarity gate: call the pool tool closest to the query (the "
-                   "model writes its arguments)")  # fmt: skip
+                   help="with a similarity or rerank gate: call the pool tool closest to the "
+                   "query (the model writes its arguments)")  # fmt: skip
     p.add_argument("--search-threshold", type=float, default=None, metavar="MARGIN",
                    help="decide Search/NoSearch by the search gate's NoSearch margin "
                    "(--search-gate): answer without a search above MARGIN (pick it with "
@@ -100,14 +101,15 @@ def register_eval(eval_sub: Any) -> None:
                    help="the run's datasets whose queries could coincide with these cases "
                    "(default: all of them)")  # fmt: skip
     c.add_argument("--exclude-retriever", default=None, metavar="TRAIN_JSON",
-                   help="a `retrieve train` run whose encoder the gate uses: the queries of "
-                   "the pairs it trained on are left out too")  # fmt: skip
+                   help="a `retrieve train` or `retrieve train-reranker` run whose model the "
+                   "gate uses: the queries it trained on are left out too")  # fmt: skip
     c.add_argument("-n", type=int, default=400, help="cases to score (default 400)")
     c.add_argument("--decision", choices=("call", "search"), default="call",
                    help="call: Call/NoCall after the pool (default); search: Search/NoSearch, "
                    "the branches' tool requests against their general queries")  # fmt: skip
     c.add_argument("--call-gate", default="model", metavar="GATE",
-                   help="model, similarity or similarity:MODEL_DIR (see eval deer)")  # fmt: skip
+                   help="model, similarity, similarity:MODEL_DIR or rerank:MODEL_DIR (see "
+                   "eval deer)")  # fmt: skip
     c.add_argument("--search-gate", default="classifier", metavar="GATE",
                    help="with --decision search: classifier (fitted here on the held-out "
                    "cases not scored, saved as OUT/search_gate.npz), similarity or "
@@ -131,7 +133,7 @@ def register_eval(eval_sub: Any) -> None:
     )
     g.add_argument("--split", choices=SPLITS, default="test")
     g.add_argument("--call-gate", required=True, metavar="GATE",
-                   help="similarity or similarity:MODEL_DIR")  # fmt: skip
+                   help="similarity, similarity:MODEL_DIR or rerank:MODEL_DIR")  # fmt: skip
     g.add_argument("--call-threshold", type=float, required=True, metavar="MARGIN")
     g.add_argument(
         "--search-gate",
@@ -182,8 +184,10 @@ def run_deer_cli(args: argparse.Namespace) -> int:
         shipped_gate_args(args)
     if args.call_threshold is None and args.gate_tool:
         raise ToollearnError("--gate-tool needs --call-threshold and --call-gate similarity")
-    if args.gate_tool and not args.call_gate.startswith("similarity"):
-        raise ToollearnError("--gate-tool needs a similarity gate (--call-gate similarity[:DIR])")
+    if args.gate_tool and not args.call_gate.startswith(("similarity", "rerank")):
+        raise ToollearnError(
+            "--gate-tool needs a similarity gate (--call-gate similarity[:DIR] or rerank:DIR)"
+        )
     if (args.search_threshold is None) != (args.search_gate is None):
         raise ToollearnError("--search-threshold and --search-gate go together")
     if args.search_threshold is not None and args.skip_search:
@@ -280,7 +284,7 @@ def run_deer_gate_cli(args: argparse.Namespace) -> int:
     )
     from toollearn.evaluation.runners.deer_gates import gate_record
 
-    if not args.call_gate.startswith("similarity"):
+    if not args.call_gate.startswith(("similarity", "rerank")):
         raise ToollearnError("eval deer-gate needs a similarity call gate (it names the tool)")
     if (args.search_threshold is None) != (args.search_gate is None):
         raise ToollearnError("--search-threshold and --search-gate go together")

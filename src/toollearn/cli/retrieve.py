@@ -82,6 +82,26 @@ def register(sub: Any) -> None:
     t.add_argument("--threads", type=int, default=None)
     t.set_defaults(func=run_train)
 
+    r = rsub.add_parser(
+        "train-reranker",
+        help="fine-tune the embedded MiniLM as a cross-encoder on DEER decision branches",
+        description="Fine-tune all-MiniLM-L6-v2 as a cross-encoder (query and tool read "
+        "together, one logit: does the tool do what the query asks) on the (query, pool tool) "
+        "pairs of `toollearn datagen deer` samples: the gold tool of a Call sample is positive, "
+        "every other pool tool negative. Gate DEER's Call/NoCall with it: `--call-gate "
+        "rerank:OUT/model`.",
+    )
+    r.add_argument("--data", nargs="+", required=True, metavar="DIR[:N]",
+                   help="datagen deer folders, samples drawn from each (default all)")  # fmt: skip
+    r.add_argument("--out", default="runs/reranker-minilm", help="run folder")
+    r.add_argument("--epochs", type=float, default=1.0)
+    r.add_argument("--batch-size", type=int, default=32)
+    r.add_argument("--lr", type=float, default=5e-5)
+    r.add_argument("--max-seq-length", type=int, default=128)
+    r.add_argument("--seed", type=int, default=0)
+    r.add_argument("--threads", type=int, default=None)
+    r.set_defaults(func=run_train_reranker)
+
 
 def _load_pool(spec: str, root: str | None) -> tuple[str, list]:
     """(pool name for the index folder, tools)."""
@@ -224,24 +244,46 @@ def run_eval(args: argparse.Namespace) -> int:
     return 0
 
 
-def run_train(args: argparse.Namespace) -> int:
+def _dataset_counts(specs: list[str]) -> dict[str, int]:
+    """`DIR` or `DIR:N` arguments -> {DIR: N} (0: all)."""
     from toollearn.core.errors import DataError
-    from toollearn.retrieval.train import RetrieverConfig, train_retriever
 
     datasets: dict[str, int] = {}
-    for spec in args.data:
+    for spec in specs:
         path, _, n = spec.partition(":")
         try:
             datasets[path] = int(n) if n else 0
         except ValueError:
             raise DataError(f"--data takes DIR or DIR:N, not {spec!r}") from None
+    return datasets
+
+
+def run_train(args: argparse.Namespace) -> int:
+    from toollearn.retrieval.train import RetrieverConfig, train_retriever
+
     config = RetrieverConfig(
-        output_dir=args.out, datasets=datasets, epochs=args.epochs, batch_size=args.batch_size,
-        learning_rate=args.lr, max_seq_length=args.max_seq_length,
+        output_dir=args.out, datasets=_dataset_counts(args.data), epochs=args.epochs,
+        batch_size=args.batch_size, learning_rate=args.lr, max_seq_length=args.max_seq_length,
         hard_negatives=not args.no_hard_negatives, seed=args.seed, threads=args.threads,
     )  # fmt: skip
     run = train_retriever(config)
     info = json.loads((run / "train.json").read_text())
     print(f"trained on {info['pairs']} pairs in {info['wall_seconds']} s, loss "
           f"{info['loss_first_last']}; model: {run / 'model'}")  # fmt: skip
+    return 0
+
+
+def run_train_reranker(args: argparse.Namespace) -> int:
+    from toollearn.retrieval.reranker import RerankerConfig, train_reranker
+
+    config = RerankerConfig(
+        output_dir=args.out, datasets=_dataset_counts(args.data), epochs=args.epochs,
+        batch_size=args.batch_size, learning_rate=args.lr, max_seq_length=args.max_seq_length,
+        seed=args.seed, threads=args.threads,
+    )  # fmt: skip
+    run = train_reranker(config)
+    info = json.loads((run / "train.json").read_text())
+    print(f"trained on {info['pairs']} pairs ({info['samples']} samples) in "
+          f"{info['wall_seconds']} s, loss {info['loss_first_last']}; "
+          f"model: {run / 'model'}")  # fmt: skip
     return 0

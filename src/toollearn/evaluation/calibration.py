@@ -65,10 +65,12 @@ def trained_queries(train_json: str | Path, datasets: Sequence[str] | None = Non
 
 
 def retriever_queries(train_json: str | Path) -> set[str]:
-    """Queries of every pair a `toollearn retrieve train` run drew, recomputed from its
-    train.json (`retrieval.train.mix_pairs`); a dataset changed since the run is an error.
-    A gate using that encoder is calibrated on other queries."""
+    """Queries of every pair a `toollearn retrieve train` (or `train-reranker`) run drew,
+    recomputed from its train.json (`retrieval.train.mix_pairs`, `retrieval.reranker.
+    draw_samples`); a dataset changed since the run is an error. A gate using that model is
+    calibrated on other queries."""
     from toollearn.engines.provenance import sha256_file
+    from toollearn.retrieval.reranker import draw_samples
     from toollearn.retrieval.train import mix_pairs
 
     info = json.loads(Path(train_json).read_text(encoding="utf-8"))
@@ -76,8 +78,10 @@ def retriever_queries(train_json: str | Path) -> set[str]:
         path = Path(source["data"]["path"])
         if not path.is_file() or sha256_file(path) != source["data"]["sha256"]:
             raise DataError(f"{path} is not the file the retriever trained on", str(train_json))
-    pairs, _ = mix_pairs(info["config"]["datasets"], info["config"]["seed"])
-    return {p.query for p in pairs}
+    datasets, seed = info["config"]["datasets"], info["config"]["seed"]
+    if info.get("kind") == "reranker":
+        return {s["query"] for s in draw_samples(datasets, seed)[0]}
+    return {p.query for p in mix_pairs(datasets, seed)[0]}
 
 
 def decision_cases(
