@@ -231,25 +231,27 @@ def test_eval_deer_with_a_fitted_search_gate_on_the_real_model(tmp_path, capsys)
     assert "--skip-search forces" in capsys.readouterr().err
 
 
-def test_gated_agent_uses_the_shipped_gates_and_its_answer_engine():
+def test_gated_agent_uses_the_shipped_call_gate_and_its_answer_engine():
     from toollearn.agents import DecisionAgent
     from toollearn.engines import ScriptedEngine
     from toollearn.models import deer_gates
 
     gates = deer_gates()
-    assert gates["search"]["calibration"]["roc_auc"] > 0.9 and gates["call"]["gate_tool"] is True
+    assert gates["search"] is None and gates["call"]["gate_tool"] is True
+    assert gates["search_classifier"]["calibration"]["roc_auc"] > 0.9  # kept, not on by default
     other = Tool("get_joke", "A random joke", {"type": "object", "properties": {}})
-    engine = ScriptedEngine([" get_weather(city='Rome') #APIResponse#"])
+    call = " get_weather(city='Rome') #APIResponse#"
+    engine = ScriptedEngine([deer.SEARCH_SPAN, deer.SEARCH_SPAN, call])
     answerer = ScriptedEngine(["Waves roll in under a silver moon."])
     agent = DecisionAgent.gated(engine, answer_engine=answerer)
     poem = agent.run("Write a short poem about the sea.", [WEATHER, other])
-    assert poem.meta["outcome"] == "no_search" and poem.answer.startswith("Waves")
-    assert engine.requests == [] and poem.meta["search_gate"] == "classifier"
+    assert poem.meta["outcome"] == "no_call" and poem.answer.startswith("Waves")
+    assert len(engine.requests) == 1 and poem.meta["gate"] == "similarity"  # search only
     rome = agent.run("What is the weather in Rome today?", [other, WEATHER])
     decided = rome.decisions()
     assert decided["needs_tool"] is True and decided["tool"] == "get_weather"
     assert rome.calls[0].arguments == {"city": "Rome"}
-    grammar = engine.requests[0]["constraint"].grammar
+    grammar = engine.requests[2]["constraint"].grammar
     assert "get_weather" in grammar and "get_joke" not in grammar  # the gate's closest tool
 
 
@@ -263,10 +265,7 @@ def test_eval_deer_shipped_gates_fill_the_flags_and_refuse_others(tmp_path, caps
     assert main([*base, "--out", str(tmp_path / "run")]) == 0
     config = json.loads((tmp_path / "run" / "scores.json").read_text())["config"]
     assert config["gates"] == "shipped" and config["gate_tool"] is True
-    assert (
-        config["search_gate"].endswith("deer-search-gate.npz")
-        and config["call_gate"] == "similarity"
-    )
+    assert config["call_gate"] == "similarity" and "search_gate" not in config
 
 
 def test_retriever_queries_recompute_the_pairs_a_retriever_trained_on(tmp_path):

@@ -116,19 +116,23 @@ class DecisionAgent:
     @classmethod
     def gated(cls, engine: Any, env: Environment | None = None, *, threads: int | None = 1,
               **options: Any) -> DecisionAgent:  # fmt: skip
-        """The agent with the gates toollearn ships deciding both branches
-        (`toollearn.models.deer_gates()`: thresholds calibrated on held-out training branches);
-        the model writes the call's arguments. `options` as for the constructor."""
+        """The agent with the gates toollearn ships (`toollearn.models.deer_gates()`:
+        thresholds calibrated on held-out training branches): the call gate decides Call/NoCall
+        and the tool, the model writes the arguments (and decides Search unless the settings
+        name a search gate). `options` as for the constructor."""
         from toollearn.agents.call_gate import make_gate
         from toollearn.agents.search_gate import make_search_gate
         from toollearn.models import deer_gates
 
         gates = deer_gates()
-        search, call = gates["search"], gates["call"]
-        search_gate = make_search_gate(f"{search['gate']}:{search['path']}", threads=threads)
-        return cls(engine, env, search_threshold=search["threshold"], search_gate=search_gate,
-                   call_threshold=call["threshold"], call_gate=make_gate(call["gate"], engine,
-                   threads), gate_tool=call["gate_tool"], **options)  # fmt: skip
+        call, search = gates["call"], gates.get("search")
+        if search:
+            options["search_threshold"] = search["threshold"]
+            options["search_gate"] = make_search_gate(f"{search['gate']}:{search['path']}",
+                                                      threads=threads)  # fmt: skip
+        return cls(engine, env, call_threshold=call["threshold"],
+                   call_gate=make_gate(call["gate"], engine, threads),
+                   gate_tool=call["gate_tool"], **options)  # fmt: skip
 
     def config(self) -> dict[str, Any]:
         return {"agent": self.name, "engine": engine_label(self.engine), "k": self.k,

@@ -255,8 +255,10 @@ def shipped_gate_args(args: argparse.Namespace) -> None:
     given = [args.call_threshold, args.search_threshold, args.search_gate]
     if any(v is not None for v in given) or args.gate_tool or args.call_gate != "model":
         raise ToollearnError("--gates shipped sets the call and search gates; drop the others")
-    search, call = (gates := deer_gates())["search"], gates["call"]
-    args.search_threshold, args.search_gate = search["threshold"], f"classifier:{search['path']}"
+    search, call = (gates := deer_gates()).get("search"), gates["call"]
+    if search:
+        args.search_threshold = search["threshold"]
+        args.search_gate = f"{search['gate']}:{search['path']}"
     args.call_threshold, args.call_gate = call["threshold"], call["gate"]
     args.gate_tool = call["gate_tool"]
 

@@ -7,9 +7,10 @@ engine spec `tuned` is the embedded model with this adapter merged into its weig
 default of every command; `engines.llama_merge`), `base` the plain embedded model; either may
 name runtime adapters after `@`. `llama@<TUNED_ADAPTER>` applies the same adapter at run time
 (same outputs up to rounding, slower decoding).
-`deer-gates.json` (with `deer-search-gate.npz`) holds the gates that make DEER's two decisions
-by default (`DecisionAgent.gated`): a MiniLM classifier for Search/NoSearch and the query's
-MiniLM similarity to the pool for Call/NoCall, each with its calibrated threshold.
+`deer-gates.json` holds the gate that makes DEER's Call/NoCall decision by default
+(`DecisionAgent.gated`: the query's MiniLM similarity to the pool, with its calibrated
+threshold), and a Search/NoSearch classifier (`deer-search-gate.npz`) that is not on by default
+(measured: it does not transfer to real general queries).
 """
 
 from __future__ import annotations
@@ -55,9 +56,11 @@ def resolve_alias(spec: str) -> str:
 
 
 def deer_gates() -> dict[str, Any]:
-    """The shipped DEER gate settings (deer-gates.json), the classifier's path made absolute."""
+    """The shipped DEER gate settings (deer-gates.json), classifier paths made absolute."""
     if not DEER_GATES.is_file():
         raise EngineError(f"the DEER gate settings {DEER_GATES} are missing from this installation")
     gates = json.loads(DEER_GATES.read_text())
-    gates["search"]["path"] = str(HERE / gates["search"]["file"])
+    for key in ("search", "search_classifier"):
+        if gates.get(key):
+            gates[key]["path"] = str(HERE / gates[key]["file"])
     return gates
