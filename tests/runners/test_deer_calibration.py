@@ -310,5 +310,10 @@ def test_eval_deer_gate_decides_by_the_gates_alone(tmp_path, capsys):
             assert rec["call"]["name"] == gate["closest_tool"]
     scores = json.loads((out / "scores.json").read_text())
     assert scores["config"]["gates_only"] is True and scores["scores"]["n"] == len(records)
+    stats = scores["gate_stats"]
+    assert (
+        0 <= stats["call_gate_roc_auc"] <= 1
+        and stats["closest_tool_right"] <= stats["call_queries"]
+    )
     assert main([*argv[:-2], "--call-gate", "model", "--out", str(tmp_path / "m")]) == 1
     assert "similarity call gate" in capsys.readouterr().err

@@ -284,7 +284,7 @@ def run_deer_gate_cli(args: argparse.Namespace) -> int:
         take_shard,
         with_shard,
     )
-    from toollearn.evaluation.runners.deer_gates import gate_record
+    from toollearn.evaluation.runners.deer_gates import gate_record, gate_stats
 
     if not args.call_gate.startswith(("similarity", "rerank")):
         raise ToollearnError("eval deer-gate needs a similarity call gate (it names the tool)")
@@ -311,13 +311,17 @@ def run_deer_gate_cli(args: argparse.Namespace) -> int:
     wanted = {ex.id for ex in examples}
     records = [r for r in writer.records() if r["id"] in wanted]
     scores = deer.score_records(records, examples)
-    path = writer.write_scores(scores, {"wall_seconds_predict": round(time.perf_counter() - t0, 1)})
+    stats = gate_stats(records, examples)
+    path = writer.write_scores(scores, {"wall_seconds_predict": round(time.perf_counter() - t0, 1),
+                                        "gate_stats": stats})  # fmt: skip
     label = f"gates only: {args.call_gate} {args.call_threshold:g}, its tool"
     if search_gate is not None:
         label += f"; search {args.search_gate} {args.search_threshold:g}"
     rows = deer.summary_rows(scores, args.split, label)
     rows[0]["Call_strict"] = None  # no arguments were written
     print(format_table(rows, deer.COLUMNS, ".1f"))
+    print(f"call gate ROC AUC {stats['call_gate_roc_auc']}; closest tool right "
+          f"{stats['closest_tool_right']} of {stats['call_queries']} Call queries")  # fmt: skip
     print(f"scores: {path}", file=sys.stderr)
     return 0
 

@@ -51,3 +51,24 @@ def _record(ex: Example, output: str, decided: dict[str, Any], t0: float) -> dic
     record.update(search=pred.search, call=pred.call.to_dict() if pred.call else None, note=note,
                   errors=[], seconds=round(time.perf_counter() - t0, 4))  # fmt: skip
     return record
+
+
+def gate_stats(records: list[dict[str, Any]], examples: list[Example]) -> dict[str, Any]:
+    """Threshold-free figures of the call gate over the queries that need a search: ROC AUC of
+    its NoCall margin (NoCall queries against Call queries) and how often its closest tool is
+    the gold one on the Call queries."""
+    from toollearn.evaluation.calibration import roc_auc
+
+    by_id = {r["id"]: r for r in records}
+    rows, right, calls = [], 0, 0
+    for ex in examples:
+        gate = (by_id.get(ex.id) or {}).get("gates", {}).get("call")
+        if gate is None or not ex.needs_tool:
+            continue
+        rows.append({"nocall_margin": gate["nocall_margin"], "call": bool(ex.has_suitable_tool)})
+        if ex.has_suitable_tool and ex.calls:
+            calls += 1
+            right += gate.get("closest_tool") == ex.calls[0].name
+    auc = roc_auc(rows)
+    return {"call_gate_roc_auc": None if auc is None else round(auc, 4),
+            "closest_tool_right": right, "call_queries": calls}  # fmt: skip
