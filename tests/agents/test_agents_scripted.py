@@ -157,6 +157,7 @@ class NearestGate:
     """A similarity gate's interface with fixed answers (the real one is tested on MiniLM)."""
 
     name = "similarity"
+    names_tool = True
 
     def __init__(self, margin: float, closest: str):
         self.margin, self.closest = margin, closest
