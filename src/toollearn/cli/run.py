@@ -119,7 +119,7 @@ def build_agent(args: argparse.Namespace, env: Any) -> Any:
             retriever = ToolRetriever(env.tools, args.retriever)
         # the shipped adapter writes DEER's format even where a plain answer is due (its
         # free answers are markers), so the plain embedded model answers what needs no tool
-        tuned = args.engine.partition("@")[0] == "tuned"
+        tuned = args.engine.partition("@")[0].partition(":")[0] == "tuned"
         answerer = load_engine_spec("base", args.threads, **llama_flags(args)) if tuned else None
         options = {"retriever": retriever, "constrained": constrained,
                    "answer_engine": answerer, **common}  # fmt: skip
