@@ -316,4 +316,4 @@ def test_eval_deer_gate_decides_by_the_gates_alone(tmp_path, capsys):
         and stats["closest_tool_right"] <= stats["call_queries"]
     )
     assert main([*argv[:-2], "--call-gate", "model", "--out", str(tmp_path / "m")]) == 1
-    assert "similarity call gate" in capsys.readouterr().err
+    assert "names its tool" in capsys.readouterr().err

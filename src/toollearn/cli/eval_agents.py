@@ -75,9 +75,9 @@ def register_eval(eval_sub: Any) -> None:
                    "similarity:MODEL_DIR (the query's best cosine to any tool of ToolDEER's "
                    "tool.json)")  # fmt: skip
     p.add_argument("--gates", choices=("shipped",), default=None,
-                   help="shipped: both decisions by the gates toollearn ships "
-                   "(`toollearn.models.deer_gates()`, what `run --agent deer` uses), in place "
-                   "of the four flags above")  # fmt: skip
+                   help="shipped: the gates toollearn ships (`toollearn.models.deer_gates()`, "
+                   "what `run --agent deer` uses: the call gate and its tool; a search gate "
+                   "only if the settings name one), in place of the gate flags above")  # fmt: skip
     add_data_args(p, "tooldeer/")
     add_engine_args(p)
     add_run_args(p)
@@ -287,7 +287,9 @@ def run_deer_gate_cli(args: argparse.Namespace) -> int:
     from toollearn.evaluation.runners.deer_gates import gate_record, gate_stats
 
     if not args.call_gate.startswith(("similarity", "rerank")):
-        raise ToollearnError("eval deer-gate needs a similarity call gate (it names the tool)")
+        raise ToollearnError(
+            "eval deer-gate needs a call gate that names its tool (similarity or rerank)"
+        )
     if (args.search_threshold is None) != (args.search_gate is None):
         raise ToollearnError("--search-threshold and --search-gate go together")
     examples = deer.load_deer(args.split, args.data_root, sample=args.sample)
