@@ -16,6 +16,7 @@ data it was fitted on); it is only used with the encoder it was fitted with.
 
 from __future__ import annotations
 
+import inspect
 import json
 from collections.abc import Sequence
 from pathlib import Path
@@ -119,12 +120,14 @@ def fit_search_classifier(
     if labels.all() or not labels.any():
         raise DataError("fitting a search gate needs both search and no-search queries")
     encoder = _encoder(model, threads)
+    # scikit-learn 1.9 warns unless the new attribute layout is chosen; older ones lack the option
+    newer = "use_legacy_attributes" in inspect.signature(LogisticRegressionCV).parameters
     clf = LogisticRegressionCV(
         Cs=[0.1, 1.0, 10.0],
         cv=5,
         class_weight="balanced",
         max_iter=3000,
-        use_legacy_attributes=False,
+        **({"use_legacy_attributes": False} if newer else {}),
     ).fit(encoder.encode(list(queries)), labels)
     meta = {
         "encoder": encoder.model_id,
