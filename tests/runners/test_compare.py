@@ -84,3 +84,15 @@ def test_headline_tables_and_figure(tmp_path: Path):
                      "n": 100, "base": 0.0, "tuned": 0.0, "paper_best": 98.0}]  # fmt: skip
     plot_headline(rows, tmp_path / "headline.png")
     assert (tmp_path / "headline.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_compare_figure_draws_the_chosen_metrics(capsys, tmp_path: Path):
+    png = tmp_path / "bars.png"
+    runs = [str(APP / "zero-shot"), str(APP / "constrained")]
+    code = main(["report", "compare", *runs, "--figure", str(png),
+                 "--metric", "executable", "--metric", "criteria F1"])  # fmt: skip
+    assert code == 0 and png.read_bytes()[:4] == b"\x89PNG"
+    assert "| executable |" in capsys.readouterr().out
+    result = compare_runs([APP / "zero-shot", APP / "constrained"])
+    with pytest.raises(DataError, match="no metric"):
+        result.plot(tmp_path / "x.png", ["Param F1"])

@@ -42,6 +42,10 @@ def register(sub: Any) -> None:
     c.add_argument("--data-root", default=None, help="dataset root (Seal-Tools, ToolDEER)")
     c.add_argument("--out", default=None, help="also write the Markdown to this file")
     c.add_argument("--json", default=None, help="also write the table and scores as JSON")
+    c.add_argument("--figure", default=None, help="also draw the metrics as bars in this PNG")
+    c.add_argument("--metric", action="append", default=None,
+                   help="a metric the figure shows (repeatable; default: all)")  # fmt: skip
+    c.add_argument("--title", default="", help="the figure's title")
     c.set_defaults(func=run_compare)
     h = report_sub.add_parser(
         "headline",
@@ -104,6 +108,8 @@ def run_compare(args: argparse.Namespace) -> int:
     _emit(text, args.out)
     if args.json:
         Path(args.json).write_text(json.dumps(result.to_dict(), indent=2) + "\n")
+    if args.figure:
+        result.plot(args.figure, args.metric, args.title)
     return 0
 
 

@@ -84,6 +84,36 @@ class Comparison:
         return "\n".join(lines) + "\n" + ("\nSettings that differ: " + "; ".join(notes) + "\n"
                                            if notes else "")  # fmt: skip
 
+    def plot(self, path: str | Path, metrics: list[str] | None = None, title: str = "") -> None:
+        """Grouped bars: each chosen metric (default: all) for every run, in the runs' order
+        (for a data-size curve, give the runs smallest first)."""
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+
+        rows = dict(self.rows())
+        names = metrics or list(rows)
+        unknown = [m for m in names if m not in rows]
+        if unknown:
+            raise DataError(f"no metric {unknown} for {self.benchmark}; it has {list(rows)}")
+        width = 0.8 / len(self.labels)
+        fig, ax = plt.subplots(figsize=(max(5.0, 1.3 * len(names) * len(self.labels) ** 0.5), 4))
+        for i, label in enumerate(self.labels):
+            xs = [k + (i - (len(self.labels) - 1) / 2) * width for k in range(len(names))]
+            values = [rows[m][i] or 0.0 for m in names]
+            bars = ax.bar(xs, values, width, label=label)
+            ax.bar_label(bars, fmt="%.1f", fontsize=7)
+        ax.set_xticks(range(len(names)))
+        ax.set_xticklabels(names)
+        ax.set_ylabel("percent")
+        ax.set_ylim(0, 105)
+        ax.legend(fontsize=8)
+        ax.set_title(title or f"{self.benchmark}, the same {self.n} examples", fontsize=9)
+        fig.tight_layout()
+        fig.savefig(path, dpi=110)
+        plt.close(fig)
+
     def to_dict(self) -> dict[str, Any]:
         return {"benchmark": self.benchmark, "n": self.n, "labels": self.labels,
                 "runs": self.runs, "engines": self.engines,
