@@ -262,3 +262,31 @@ def test_compact_mixture_samples_are_what_a_compact_agent_sends():
         agent = ToolCallsAgent(engine, execute=False, docs="compact")
         agent.run(s.metadata["query"], list(s.tools))
         assert engine.prompts[0] == list(s.messages)
+
+
+def test_seal_shape_draws_call_counts_and_cross_field_lists(shared_data):
+    from toollearn.data.seal_tools import load_tools
+    from toollearn.datagen.seal import SealShape, parse_calls
+
+    tools = load_tools(shared_data)
+    field = {t.name: t.category.split("/")[0] for t in tools}
+    shape = SealShape(parse_calls("3:1"), cross_field=1.0)
+    gen = generate_seal(tools, 60, seed=0, mix={"multi": 0.7, "nested": 0.3}, shape=shape)
+    assert gen.config["shape"] == {"calls": {"3": 1.0}, "cross_field": 1.0}
+    for s in gen.samples:
+        calls = json.loads(s.target)
+        assert len(calls) == 3
+        if s.metadata["kind"] == "multi":  # one field per tool
+            assert len({field[c["api"]] for c in calls}) == 3
+    assert {s.metadata["kind"] for s in gen.samples} == {"multi", "nested"}
+    related = generate_seal(tools, 30, seed=0, mix={"multi": 1.0},
+                            shape=SealShape({4: 1.0}, cross_field=0.0))  # fmt: skip
+    spans = [len({field[c["api"]] for c in json.loads(s.target)}) for s in related.samples]
+    assert all(len(json.loads(s.target)) == 4 for s in related.samples)
+    assert spans.count(1) >= 0.8 * len(spans)  # a small field is filled up by neighbours
+    with pytest.raises(ValueError, match="COUNT:WEIGHT"):
+        parse_calls("3=1")
+    with pytest.raises(ValueError, match="counts >= 2"):
+        SealShape({1: 1.0})
+    with pytest.raises(ValueError, match="share"):
+        SealShape({3: 1.0}, cross_field=2)

@@ -67,6 +67,21 @@ def _extra(kind: str, p: argparse.ArgumentParser) -> None:
     if kind == "seal":
         p.add_argument("--teacher", default=None, help="engine spec that writes the queries")
         p.add_argument("--teacher-cache", default=None, help="resumable cache of its queries")
+        p.add_argument(
+            "--multi-calls",
+            default=None,
+            metavar="N:W,...",
+            help="weights of the number of calls of multi-tool and nested instances, "
+            "e.g. 2:2,3:79,4:17,5:2 (default: 2-5 related tools, 2-3 nested calls)",
+        )
+        p.add_argument(
+            "--cross-field",
+            type=float,
+            default=0.0,
+            metavar="SHARE",
+            help="with --multi-calls: the share of multi-tool lists whose tools each "
+            "come from a different field (the rest: related tools)",
+        )
     if kind == "mixture":
         p.add_argument("--mask", type=float, default=0.2, help="share of masked copies")
         p.add_argument("--docs", choices=("json", "compact"), default="json",
@@ -108,6 +123,20 @@ def pool_mix(text: str) -> dict[str, float]:
     return {m: w for m, w in zip(DEER_MODES, weights, strict=True) if w}
 
 
+def seal_shape(args: argparse.Namespace) -> Any:
+    """The SealShape of --multi-calls / --cross-field (None without --multi-calls)."""
+    from toollearn.datagen.seal import SealShape, parse_calls
+
+    if args.multi_calls is None:
+        if args.cross_field:
+            raise SystemExit("error: --cross-field needs --multi-calls")
+        return None
+    try:
+        return SealShape(parse_calls(args.multi_calls), args.cross_field)
+    except ValueError as exc:
+        raise SystemExit(f"error: {exc}") from None
+
+
 def run(args: argparse.Namespace) -> int:
     """Generate, check against the exclusions, write; print the stats."""
     from toollearn.datagen import jobs
@@ -141,7 +170,9 @@ def _generate(args: argparse.Namespace, root: str | None, ex: Any) -> Any:
             from toollearn.datagen.teacher import TeacherQueryWriter
 
             writer = TeacherQueryWriter(load_engine_spec(args.teacher), args.teacher_cache)
-        return generate_seal(tools, args.n, seed=args.seed, exclusions=ex, writer=writer)
+        return generate_seal(
+            tools, args.n, seed=args.seed, exclusions=ex, writer=writer, shape=seal_shape(args)
+        )
     if args.kind == "mixture":
         from toollearn.datagen.mixture import generate_mixture
 

@@ -2,9 +2,12 @@
 any tool pool, written as queries, checked, and shown with 5 candidate tools.
 
 - single: one tool, its required arguments and some optional ones.
-- multi: 2-5 related tools (same sub-field, else same field, else retrieval neighbours).
+- multi: 2-5 related tools (same sub-field, else same field, else retrieval neighbours), or,
+  with a `SealShape`, a drawn number of tools, each from a different field for a share of them
+  (the paper's cross-field callings: LLMs picked tools that combine from a large candidate list).
 - nested: a later call takes an earlier call's response field as an argument (`API_call_k`),
-  chosen where a response field and a parameter agree in name (or share a word) and type.
+  chosen where a response field and a parameter agree in name (or share a word) and type;
+  sometimes one more independent call (with a `SealShape`: as many as its counts draw).
 Values come from the tools' own examples ("e.g., ..."), else typed generators (datagen.values);
 the query writer is pluggable (templates by default: datagen.phrasing; any `Engine` as teacher:
 datagen.teacher). Every instance is checked: calls valid against the schemas, every literal
@@ -17,7 +20,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from toollearn.core.types import Example, Tool, ToolCall, link_refs
@@ -29,6 +32,50 @@ from toollearn.datagen.values import literal_text, param_words, value_for
 
 KINDS = ("single", "multi", "nested")
 DEFAULT_MIX = {"single": 0.3, "multi": 0.55, "nested": 0.15}
+
+
+@dataclass(frozen=True)
+class SealShape:
+    """How multi-tool calling lists are drawn. calls: weights of the number of calls of a
+    multi-tool instance (nested ones too: producer, consumer, then independent calls);
+    cross_field: the share of them whose tools each come from a different field (the rest are
+    related tools: same sub-field, field, neighbours)."""
+
+    calls: dict[int, float]
+    cross_field: float = 0.0
+
+    def __post_init__(self):
+        if (
+            not self.calls
+            or min(self.calls) < 2
+            or min(self.calls.values()) < 0
+            or not any(self.calls.values())
+        ):
+            raise ValueError(f"calls weights need counts >= 2 and a positive weight: {self.calls}")
+        if not 0.0 <= self.cross_field <= 1.0:
+            raise ValueError(f"cross_field is a share in [0, 1], not {self.cross_field}")
+
+    def count(self, rng: random.Random) -> int:
+        counts = sorted(self.calls)
+        return rng.choices(counts, weights=[self.calls[c] for c in counts])[0]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"calls": {str(k): v for k, v in sorted(self.calls.items())},
+                "cross_field": self.cross_field}  # fmt: skip
+
+
+def parse_calls(text: str) -> dict[int, float]:
+    """{3: 75.0, 4: 17.0} from "3:75,4:17" (number of calls: weight)."""
+    out: dict[int, float] = {}
+    for part in text.split(","):
+        count, _, weight = part.strip().partition(":")
+        try:
+            out[int(count)] = float(weight)
+        except ValueError:
+            raise ValueError(f"{part!r} is not COUNT:WEIGHT (e.g. 3:75)") from None
+    return out
+
+
 QueryWriter = Callable[[Sequence[ToolCall], dict[str, Tool], random.Random], "str | None"]
 
 
@@ -61,6 +108,18 @@ class ToolPool:
         hits = self.retriever.search(first.description or first.name, 3 * n)
         chosen += [h.item for h in hits if h.item not in chosen][: n - len(chosen)]
         return chosen
+
+    def across_fields(self, first: Tool, n: int, rng: random.Random) -> list[Tool]:
+        """`first` and n - 1 tools drawn from other fields, one field each."""
+        here = first.category.split("/")[0]
+        fields = [f for f in self.field if f != here]
+        chosen = [first]
+        for f in rng.sample(fields, min(n - 1, len(fields))):
+            chosen.append(rng.choice(self.field[f]))
+        return chosen
+
+    def pick(self, first: Tool, n: int, cross: bool, rng: random.Random) -> list[Tool]:
+        return self.across_fields(first, n, rng) if cross else self.related(first, n, rng)
 
     def candidates(self, query: str, gold: Sequence[str], rng: random.Random, k: int = 5):
         """Gold tools plus the top retrieved distractors, k in all (all gold kept), shuffled."""
@@ -127,21 +186,34 @@ def nested_pair(
     return None
 
 
-def plan_calls(pool: ToolPool, kind: str, rng: random.Random) -> list[ToolCall] | None:
+def plan_calls(
+    pool: ToolPool, kind: str, rng: random.Random, shape: SealShape | None = None
+) -> list[ToolCall] | None:
     """A calling list of one kind (None when the tools drawn cannot make one)."""
     link = None
+    cross = shape is not None and rng.random() < shape.cross_field
     if kind == "nested":
         found = nested_pair(pool, rng)
         if found is None:
             return None
         producer, field, consumer, name = found
         tools = [producer, consumer]
-        extra = rng.random() < 0.4  # sometimes a third, independent call
-        tools += [t for t in pool.related(producer, 3, rng) if t not in tools][: int(extra)]
+        if shape is None:  # sometimes a third, independent call
+            extra = int(rng.random() < 0.4)
+            more = pool.related(producer, 3, rng)
+        else:
+            extra = shape.count(rng) - 2
+            more = pool.pick(producer, len(tools) + extra + 1, cross, rng)
+        tools += [t for t in more if t not in tools][:extra]
         link = (0, field, 1, name)
     else:
         first = rng.choice(pool.tools)
-        tools = [first] if kind == "single" else pool.related(first, rng.randint(2, 5), rng)
+        if kind == "single":
+            tools = [first]
+        elif shape is None:
+            tools = pool.related(first, rng.randint(2, 5), rng)
+        else:
+            tools = pool.pick(first, shape.count(rng), cross, rng)
         if kind == "multi" and len(tools) < 2:
             return None
     calls = [ToolCall(t.name, fill_arguments(t, rng)) for t in tools]
@@ -183,13 +255,17 @@ def generate_seal(
     exclusions: Exclusions | None = None,
     writer: QueryWriter | None = None,
     max_tries: int = 20,
+    shape: SealShape | None = None,
 ) -> Generated:
-    """n checked instances as Seal-Tools training samples (mix of kinds, seeded)."""
+    """n checked instances as Seal-Tools training samples (mix of kinds, seeded). shape: how
+    multi-tool lists are drawn (None: 2-5 related tools, the generator's first behaviour)."""
     mix = mix or DEFAULT_MIX
     pool = ToolPool(tools, exclusions)
     config = {"generator": "seal", "n": n, "seed": seed, "mix": mix, "pool": len(pool.tools),
               "excluded_tools": len(tools) - len(pool.tools),
               "writer": getattr(writer, "name", "templates")}  # fmt: skip
+    if shape is not None:
+        config["shape"] = shape.to_dict()
     out = Generated(config=config)
     writer = writer or write_query
     seen = {normalise(q) for q in (exclusions.queries if exclusions else ())}
@@ -205,7 +281,7 @@ def generate_seal(
         rng = random.Random(f"seal:{seed}:{i}")
         kind = rng.choices(kinds, weights=[mix[k] for k in kinds])[0]
         for _ in range(max_tries):
-            sample = _one(pool, kind, rng, writer, seen, out, f"seal-{seed}-{i}")
+            sample = _one(pool, kind, rng, writer, seen, out, f"seal-{seed}-{i}", shape)
             if sample is not None:
                 out.samples.append(sample)
                 break
@@ -214,8 +290,8 @@ def generate_seal(
     return out
 
 
-def _one(pool, kind, rng, writer, seen, out: Generated, sid: str):
-    calls = plan_calls(pool, kind, rng)
+def _one(pool, kind, rng, writer, seen, out: Generated, sid: str, shape=None):
+    calls = plan_calls(pool, kind, rng, shape)
     if calls is None:
         out.reject(f"{kind}: no related tools or no nested link for the tools drawn")
         return None
