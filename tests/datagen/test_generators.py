@@ -290,3 +290,16 @@ def test_seal_shape_draws_call_counts_and_cross_field_lists(shared_data):
         SealShape({1: 1.0})
     with pytest.raises(ValueError, match="share"):
         SealShape({3: 1.0}, cross_field=2)
+
+
+def test_cli_datagen_seal_shape_on_a_user_tool_file(tmp_path):
+    from toollearn.cli.main import main
+
+    out = tmp_path / "seal"
+    assert main(["datagen", "seal", "--tools", HOME, "-n", "30", "--out", str(out), "--no-tokens",
+                 "--multi-calls", "2:1,3:1", "--cross-field", "0.5"]) == 0  # fmt: skip
+    config = json.loads((out / "stats.json").read_text())["config"]
+    assert config["shape"] == {"calls": {"2": 1.0, "3": 1.0}, "cross_field": 0.5}
+    for bad in (["--cross-field", "0.5"], ["--multi-calls", "3"], ["--multi-calls", "1:1"]):
+        with pytest.raises(SystemExit):
+            main(["datagen", "seal", "--tools", HOME, "-n", "5", "--out", str(out), *bad])
