@@ -16,7 +16,8 @@
 # (default 30) is how many goals of each app. CALL_THRESHOLD: the DEER steps decide Call/NoCall
 # by a gate's margin with this threshold (`toollearn eval deer-calibrate` picks it) instead of
 # the model's greedy branch; CALL_GATE (default model) names the gate: model or similarity;
-# GATE_TOOL=1 calls the pool tool the similarity gate found closest.
+# GATE_TOOL=1 calls the pool tool the similarity gate found closest. LABEL (default tools-135m)
+# names the tuned row in the compare tables.
 # A runtime adapter slows llama.cpp's prompt reading about 2.7x here (f16 LoRA on a Q4_1
 # model, 1 thread), so shard 1/8 of Seal-Tools takes about 25 minutes; `tuned` does not.
 set -euo pipefail
@@ -37,6 +38,7 @@ if [[ -n ${CALL_THRESHOLD:-} ]]; then
   if [[ -n ${GATE_TOOL:-} ]]; then DEER_ARGS+=(--gate-tool); fi
 fi
 APPS_LIMIT=${APPS_LIMIT:-30}
+LABEL=${LABEL:-tools-135m}
 mkdir -p "$OUT"
 step() { [[ " $STEPS " == *" $1 "* ]]; }
 
@@ -55,7 +57,7 @@ two_shards() {  # NAME COMMAND...: shards 1 and PART+1 of 2*PART in parallel, me
 }
 
 compare() {  # NAME BASE_RUN: the base vs tuned table, kept beside the tuned run
-  "$TL" report compare "$2" "$OUT/$1" --label "base (zero-shot)" --label "tools-135m" \
+  "$TL" report compare "$2" "$OUT/$1" --label "base (zero-shot)" --label "$LABEL" \
     --data-root "$DATA" --out "$OUT/$1/compare.md" --json "$OUT/$1/compare.json"
 }
 
