@@ -1,7 +1,7 @@
 """The tuned adapter that ships with toollearn, and the engine names `base` and `tuned`.
 
 `tools-135m.gguf` is a LoRA adapter (GGUF, f16) for the embedded SmolLM2-135M-Instruct,
-trained by `toollearn train --config recipes/tools-135m.yaml` on a 2-core CPU; `train.json`
+trained by `toollearn train --config recipes/tools-135m-v3.yaml` on a 2-core CPU; `train.json`
 beside it records the data hashes, settings and versions, and NOTICE the data sources. The
 engine spec `tuned` is the embedded model with this adapter merged into its weights (the
 default of every command; `engines.llama_merge`), `base` the plain embedded model; either may
