@@ -86,6 +86,24 @@ def test_headline_tables_and_figure(tmp_path: Path):
     assert (tmp_path / "headline.png").read_bytes()[:4] == b"\x89PNG"
 
 
+def test_headline_takes_panels_from_named_run_folders(capsys, tmp_path: Path):
+    run = tmp_path / "anywhere"
+    run.mkdir()
+    result = compare_runs([APP / "zero-shot", APP / "constrained"], ["base", "tuned"])
+    (run / "compare.json").write_text(json.dumps(result.to_dict()))
+    code = main(["report", "headline", "--panel", f"apps-hs/home-search/constrained={run}"])
+    assert code == 0
+    assert "| tuned | 100 | 0.0 | 94.0 | 39.7 |" in capsys.readouterr().out
+    from toollearn.evaluation.headline import headline
+
+    with pytest.raises(DataError, match="unknown headline panel"):
+        headline(panels={"no-such-panel": run})
+    with pytest.raises(DataError, match="not found"):
+        headline(panels={"seal-constrained": tmp_path})
+    assert main(["report", "headline", "--panel", "seal-constrained"]) != 0
+    assert main(["report", "headline"]) != 0
+
+
 def test_compare_figure_draws_the_chosen_metrics(capsys, tmp_path: Path):
     png = tmp_path / "bars.png"
     runs = [str(APP / "zero-shot"), str(APP / "constrained")]

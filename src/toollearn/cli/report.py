@@ -51,9 +51,14 @@ def register(sub: Any) -> None:
         "headline",
         help="the tuned model against the base and the papers (tables and a figure)",
         description="Gather the compare.json files that recipes/tools-135m-eval.sh leaves "
-        "under ROOT into Markdown tables with the papers' rows, and draw the headline figure.",
+        "under ROOT (or in the folders --panel names) into Markdown tables with the papers' "
+        "rows, and draw the headline figure.",
     )
-    h.add_argument("--root", required=True, help="the eval output folder")
+    h.add_argument("--root", default=None, help="the eval output folder")
+    h.add_argument("--panel", action="append", default=[], metavar="PANEL=DIR",
+                   help="take a panel (seal-constrained, deer-test-dc, apps-hs/home-search/"
+                   "constrained, ...) from the run folder DIR and its compare.json; repeatable, "
+                   "wins over --root")  # fmt: skip
     h.add_argument("--out", default=None, help="also write the Markdown to this file")
     h.add_argument("--figure", default=None, help="write the figure to this PNG")
     h.set_defaults(func=run_headline)
@@ -114,9 +119,18 @@ def run_compare(args: argparse.Namespace) -> int:
 
 
 def run_headline(args: argparse.Namespace) -> int:
+    from toollearn.core.errors import DataError
     from toollearn.evaluation.headline import headline, plot_headline
 
-    text, rows = headline(args.root)
+    panels = {}
+    for item in args.panel:
+        name, sep, folder = item.partition("=")
+        if not sep or not name or not folder:
+            raise DataError(f"--panel takes PANEL=DIR, not {item!r}")
+        panels[name] = folder
+    if args.root is None and not panels:
+        raise DataError("give --root or at least one --panel")
+    text, rows = headline(args.root, panels)
     _emit(text, args.out)
     if args.figure:
         plot_headline(rows, args.figure)

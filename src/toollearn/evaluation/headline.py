@@ -82,13 +82,28 @@ def _cpu_hours(run: Path) -> float | None:
     return None if seconds is None else seconds / 3600
 
 
-def headline(root: str | Path) -> tuple[str, list[dict[str, Any]]]:
-    """(Markdown, rows for the figure) from the compare.json files under `root`."""
-    root = Path(root)
+def headline(
+    root: str | Path | None = None, panels: dict[str, str | Path] | None = None
+) -> tuple[str, list[dict[str, Any]]]:
+    """(Markdown, rows for the figure) from the compare.json files under `root`, or in the run
+    folders `panels` names ({panel folder, e.g. "seal-constrained": run folder}; these win)."""
+    panels = dict(panels or {})
+    unknown = set(panels) - {panel.folder for panel in PANELS}
+    if unknown:
+        known = ", ".join(panel.folder for panel in PANELS)
+        raise DataError(f"unknown headline panel(s) {sorted(unknown)}; known: {known}")
     parts, figure = [], []
     for panel in PANELS:
-        path = root / panel.folder / "compare.json"
+        if panel.folder in panels:
+            folder = Path(panels[panel.folder])
+        elif root is not None:
+            folder = Path(root) / panel.folder
+        else:
+            continue
+        path = folder / "compare.json"
         if not path.is_file():
+            if panel.folder in panels:
+                raise DataError(f"{path} not found (make it with `toollearn report compare`)")
             continue
         data = json.loads(path.read_text())
         metrics = {k: v for k, v in data["metrics"].items() if k in panel.metrics}
@@ -102,7 +117,7 @@ def headline(root: str | Path) -> tuple[str, list[dict[str, Any]]]:
         for system, values in papers.items():
             cells = [f"{values[m]:.1f}" if m in values else "-" for m in metrics]
             lines.append(f"| *paper: {system}* | full set | " + " | ".join(cells) + " |")
-        hours = _cpu_hours(root / panel.folder)
+        hours = _cpu_hours(folder)
         note = f"tuned run: {hours:.2f} CPU hours of generation" if hours is not None else ""
         parts.append(f"### {panel.title}\n\n" + "\n".join(lines) + (f"\n\n{note}" if note else ""))
         best = max((v[panel.headline] for v in papers.values() if panel.headline in v),
@@ -112,7 +127,8 @@ def headline(root: str | Path) -> tuple[str, list[dict[str, Any]]]:
                        "n": data["n"],
                        "base": values[0], "tuned": values[-1], "paper_best": best})  # fmt: skip
     if not parts:
-        raise DataError(f"no compare.json under {root} (run recipes/tools-135m-eval.sh first)")
+        where = root if root is not None else "the panels' folders"
+        raise DataError(f"no compare.json under {where} (run recipes/tools-135m-eval.sh first)")
     return "\n\n".join(parts) + "\n", figure
 
 
