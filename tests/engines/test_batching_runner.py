@@ -6,6 +6,7 @@ import json
 
 import pytest
 
+from toollearn.core.errors import RetrievalError
 from toollearn.engines import ScriptedEngine
 from toollearn.engines.llama_batch import (
     Request,
@@ -78,8 +79,28 @@ def test_retriever_candidates_replace_prompt_and_record_misses(examples):
         names = {t.name for t in new.tools}
         assert new.metadata["retrieval_missed"] == sorted(gold - names)
     assert retrieve_candidates(examples, "paper") == list(examples)
-    with pytest.raises(ValueError):
+    with pytest.raises(RetrievalError):
         retrieve_candidates(examples, "oracle")
+
+
+def test_candidates_from_a_fine_tuned_encoder_folder(examples):
+    from toollearn.evaluation.runners.seal_tools import candidate_encoder
+    from toollearn.retrieval.dense import minilm_path
+
+    assert candidate_encoder("bm25") is None and candidate_encoder("hybrid") is None
+    folder = str(minilm_path())  # any SentenceTransformer folder stands in for a trained one
+    encoder = candidate_encoder(f"dense:{folder}")
+    assert "fine-tuned (sha256" in encoder.model_id
+    got = retrieve_candidates(examples, f"dense:{folder}", sample=True, encoder=encoder)
+    plain = retrieve_candidates(examples, "dense", sample=True)
+    names = [[t.name for t in ex.tools] for ex in got]
+    assert names == [[t.name for t in ex.tools] for ex in plain]
+    for bad in ("bm25:somewhere", "oracle:x"):
+        with pytest.raises(RetrievalError):
+            candidate_encoder(bad)
+    cfg = options_config(SealRunOptions(candidates="dense:m", retriever_model=encoder.model_id))
+    assert cfg["candidates"] == "dense:m" and cfg["retriever_model"] == encoder.model_id
+    assert "retriever_model" not in options_config(SealRunOptions(candidates="bm25"))
 
 
 def test_cli_modes_make_one_run_directory_per_mode(tmp_path):

@@ -63,10 +63,12 @@ def register_eval(eval_sub: Any) -> None:
     p.add_argument("--out-root", default=None, help="parent of the per-mode run directories")
     p.add_argument(
         "--candidates",
-        choices=CANDIDATES,
         default="paper",
-        help="paper = the dataset's 5-candidate prompts; bm25|hybrid = our retriever's top 5 "
-        "tools from the full 4,076-tool pool (gold tools it missed are recorded)",
+        metavar="{" + ",".join(CANDIDATES) + "}[:MODEL_DIR]",
+        help="paper = the dataset's 5-candidate prompts; bm25|dense|hybrid = our retriever's "
+        "top 5 tools from the full 4,076-tool pool (gold tools it missed are recorded); "
+        "dense:DIR / hybrid:DIR use a fine-tuned MiniLM (`toollearn retrieve train`'s "
+        "OUT/model) instead of the embedded one",
     )
     p.add_argument("--max-tokens", type=int, default=320)
     p.add_argument(
@@ -120,6 +122,7 @@ def run(args: argparse.Namespace) -> int:
     from toollearn.evaluation.runners.base import RunWriter, parse_shard, take_shard, with_shard
     from toollearn.evaluation.runners.seal_tools import (
         SealRunOptions,
+        candidate_encoder,
         load_prompts,
         options_config,
         retrieve_candidates,
@@ -133,7 +136,10 @@ def run(args: argparse.Namespace) -> int:
         examples = examples[: args.limit]
     shard = parse_shard(args.shard)
     examples = take_shard(examples, shard)
-    examples = retrieve_candidates(examples, args.candidates, args.data_root, sample=args.sample)
+    encoder = candidate_encoder(args.candidates)  # checks the spec before any work
+    examples = retrieve_candidates(
+        examples, args.candidates, args.data_root, sample=args.sample, encoder=encoder
+    )
     if args.score_only:
         empty = [str(out) for out, _ in dirs if not (out / "predictions.jsonl").is_file()]
         if empty:
@@ -148,6 +154,7 @@ def run(args: argparse.Namespace) -> int:
             batch_size=args.batch_size or (16 if is_llama(args.engine) else 8),
             seed=args.seed,
             candidates=args.candidates,
+            retriever_model=encoder.model_id if encoder is not None else None,
             retry=not args.no_retry,
         )
         config = {

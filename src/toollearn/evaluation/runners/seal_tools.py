@@ -19,7 +19,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass, replace
 from typing import Any
 
-from toollearn.core.errors import EngineError
+from toollearn.core.errors import EngineError, RetrievalError
 from toollearn.core.types import Example, Message
 from toollearn.engines.base import Completion, Engine
 
@@ -37,7 +37,8 @@ class SealRunOptions:
     stop: tuple[str, ...] = ()
     batch_size: int = 8
     seed: int = 0
-    candidates: str = "paper"  # or a retriever over the full pool: bm25 | hybrid
+    candidates: str = "paper"  # or our retriever over the full pool: METHOD[:MODEL_DIR]
+    retriever_model: str | None = None  # the fine-tuned encoder's id (with its hash), if any
     retry: bool = True  # regenerate constrained answers cut off by max_tokens (RETRY_POLICY)
 
 
@@ -205,25 +206,48 @@ def run_seal_modes(
     return [[r for r in w.records() if r["id"] in wanted] for w, _ in runs]
 
 
-CANDIDATES = ("paper", "bm25", "hybrid")
+CANDIDATES = ("paper", "bm25", "dense", "hybrid")
+
+
+def candidate_encoder(spec: str) -> Any:
+    """The encoder a --candidates spec names: None for the embedded MiniLM (or BM25), a
+    fine-tuned SentenceTransformer folder for "dense:DIR" / "hybrid:DIR"."""
+    method, _, model = spec.partition(":")
+    if method not in CANDIDATES:
+        raise RetrievalError(f"unknown candidates {spec!r}; use one of {CANDIDATES}[:MODEL_DIR]")
+    if not model:
+        return None
+    if method not in ("dense", "hybrid"):
+        raise RetrievalError(f"candidates {spec!r}: only dense and hybrid take a model folder")
+    from toollearn.retrieval.dense import MiniLMEncoder
+
+    return MiniLMEncoder(path=model, threads=1)
 
 
 def retrieve_candidates(
-    examples: Sequence[Example], method: str, root: Any = None, k: int = 5, sample: bool = False
+    examples: Sequence[Example],
+    method: str,
+    root: Any = None,
+    k: int = 5,
+    sample: bool = False,
+    encoder: Any = None,
 ) -> list[Example]:
     """The "our-retriever" protocol: each query's top-k tools from the full Seal-Tools pool
     replace the paper's candidates (and its prompt); metadata["retrieval_missed"] lists the
-    gold tools retrieval did not return (the error analysis counts them as retriever misses)."""
+    gold tools retrieval did not return (the error analysis counts them as retriever misses).
+    method: bm25 | dense | hybrid, or dense:DIR / hybrid:DIR with a fine-tuned MiniLM
+    (`toollearn retrieve train`'s run/model); `encoder` is that spec's `candidate_encoder`,
+    made once by the caller (built here when None)."""
     from toollearn.data.registry import load_tool_pool
     from toollearn.formats.answers.seal_tools import render_prompt
     from toollearn.retrieval import ToolRetriever
 
     if method == "paper":
         return list(examples)
-    if method not in CANDIDATES:
-        raise ValueError(f"unknown candidates {method!r}; use one of {CANDIDATES}")
+    if encoder is None:
+        encoder = candidate_encoder(method)
     pool = load_tool_pool("sample/seal-tools" if sample else "seal-tools", root)
-    retriever = ToolRetriever(pool, method)
+    retriever = ToolRetriever(pool, method.partition(":")[0], encoder=encoder)
     hits = retriever.search_batch([ex.query for ex in examples], k)
     out = []
     for ex, found in zip(examples, hits):
@@ -306,6 +330,8 @@ def options_config(opts: SealRunOptions) -> dict[str, Any]:
     del d["batch_size"]  # a throughput knob: a resumed run may change it
     if d["candidates"] == "paper":  # the default protocol: configs stay as before
         del d["candidates"]
+    if d["retriever_model"] is None:
+        del d["retriever_model"]
     del d["retry"]
     d["retry_truncated"] = RETRY_POLICY if opts.retry and opts.constrained else "off"
     return d
