@@ -140,7 +140,7 @@ def plot_headline(rows: list[dict[str, Any]], path: str | Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(11, 4.2))
+    fig, ax = plt.subplots(figsize=(max(11.0, 1.25 * len(rows) + 3.5), 4.6))
     xs = range(len(rows))
     ax.bar([x - 0.2 for x in xs], [r["base"] or 0 for r in rows], 0.4, label="SmolLM2-135M base")
     ax.bar([x + 0.2 for x in xs], [r["tuned"] or 0 for r in rows], 0.4,
@@ -150,7 +150,7 @@ def plot_headline(rows: list[dict[str, Any]], path: str | Path) -> None:
         ax.scatter(*zip(*paper), marker="_", s=900, linewidths=3, color="black",
                    label="best paper number (7B-30B models, GPT-4)", zorder=3)  # fmt: skip
     ax.set_xticks(list(xs))
-    ax.set_xticklabels([f"{r['short']}\n{r['metric']} (n={r['n']})" for r in rows], fontsize=8)
+    ax.set_xticklabels([f"{r['short']}\n{r['metric']}\n(n={r['n']})" for r in rows], fontsize=7.5)
     ax.set_ylabel("percent")
     ax.set_ylim(0, 105)
     ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
