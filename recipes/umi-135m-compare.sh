@@ -12,6 +12,7 @@ source .venv/bin/activate
 R=${RESUME:-false}
 TEST=results/datagen/umi/trajectories_test.json
 declare -A TRAIN=([glpft]=runs/train/umi-135m [direct]=runs/train/umi-135m-direct)
+declare -A OUT=([glpft]=runs/stepwise-umi-135m [direct]=runs/stepwise-umi-135m-direct)
 mkdir -p runs/logs runs/locks
 
 train() {  # $1: glpft|direct
@@ -22,10 +23,8 @@ train() {  # $1: glpft|direct
 }
 
 shard() {  # $1: glpft|direct, $2: K
-  local out=runs/stepwise-umi-135m
-  [ "$1" = direct ] && out=runs/stepwise-umi-135m-direct
   toollearn eval stepwise --file "$TEST" --threads 1 --engine llama \
-    --role-adapters "${TRAIN[$1]}" --shard "$2/4" --out "$out-s$2" \
+    --role-adapters "${TRAIN[$1]}" --shard "$2/4" --out "${OUT[$1]}-s$2" \
     > "runs/logs/umi-eval-$1-s$2.log" 2>&1
 }
 
@@ -40,8 +39,7 @@ worker() {  # takes the next unclaimed shard whose adapters are trained
 
 score() {
   for mode in glpft direct; do
-    out=runs/stepwise-umi-135m
-    [ "$mode" = direct ] && out=runs/stepwise-umi-135m-direct
+    out=${OUT[$mode]}
     toollearn runs merge --out "$out" "$out"-s{1,2,3,4}
     toollearn eval stepwise --file "$TEST" --threads 1 --engine llama \
       --role-adapters "${TRAIN[$mode]}" --out "$out"
