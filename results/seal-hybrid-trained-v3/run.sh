@@ -1,20 +1,28 @@
 #!/usr/bin/env bash
-# v3 end to end on the Seal-Tools quarter (shard 1/4: shards 1 and 5 of 8, 339 queries), as
-# results/seal-bm25-v3 but with the candidates from the hybrid retriever whose dense half is
-# the fine-tuned MiniLM (results/train/retriever-minilm; `toollearn retrieve train`), top 5 of
-# all 4,076 tools, constrained, 1-thread processes (the two shards can run side by side).
+# v3 end to end on the whole Seal-Tools test set (1,354 queries; all 4,076 tools), as
+# results/seal-bm25-v3 (which ran the quarter, shards 1 and 5 of 8) but with the candidates
+# from the hybrid retriever whose dense half is the MiniLM fine-tuned by `toollearn retrieve
+# train` (results/train/retriever-minilm), top 5, constrained, 1-thread processes.
+# The v3 adapter is the one shipped in the package (sha256 517e2c5b..., as in eval-v3-*).
+# --batch-size 8: what seal-bm25-v3 ran with (before a fix, `tuned:PATH` specs took the
+# non-llama default batch, and their --threads/--n-seq never reached llama.cpp).
+# Workers: `SHARDS="1 2 3 4" bash run.sh` and `SHARDS="5 6 7 8" bash run.sh` side by side
+# (shards resume); then `bash run.sh` merges and scores the whole set (all/) and, for the
+# comparison with seal-bm25-v3, its quarter (q1/: shards 1 and 5).
 set -euo pipefail
 source .venv/bin/activate
-ADAPTER=tuned:runs/train/tools-135m-v3/adapter.gguf
+ADAPTER=tuned:src/toollearn/models/tools-135m.gguf
 CANDIDATES=hybrid:runs/retriever-minilm/model
-for k in ${SHARDS:-1 5}; do
+OUT=runs/seal-hybrid-trained-v3
+seal() {
   toollearn eval seal-tools --split all --constrained --candidates "$CANDIDATES" --n-seq 8 \
-    --data-root ../shared/data --engine "$ADAPTER" --threads 1 --shard "$k/8" \
-    --out "runs/seal-hybrid-trained-v3/s$k"
+    --data-root ../shared/data --engine "$ADAPTER" --threads 1 --batch-size 8 "$@"
+}
+for k in ${SHARDS:-1 2 3 4 5 6 7 8}; do
+  seal --shard "$k/8" --out "$OUT/s$k"
 done
 [ -n "${SHARDS:-}" ] && exit 0  # one worker of several: merge once all shards are done
-toollearn runs merge --out runs/seal-hybrid-trained-v3/q1 --shard 1/4 \
-  runs/seal-hybrid-trained-v3/s1 runs/seal-hybrid-trained-v3/s5
-toollearn eval seal-tools --split all --constrained --candidates "$CANDIDATES" --n-seq 8 \
-  --data-root ../shared/data --engine "$ADAPTER" --threads 1 --shard 1/4 \
-  --out runs/seal-hybrid-trained-v3/q1 --score-only
+toollearn runs merge --out "$OUT/q1" --shard 1/4 "$OUT/s1" "$OUT/s5"
+seal --shard 1/4 --out "$OUT/q1" --score-only
+toollearn runs merge --out "$OUT/all" "$OUT"/s[1-8]
+seal --out "$OUT/all" --score-only

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 import toollearn.models as models
-from toollearn.cli.common import is_llama
+from toollearn.cli.common import engine_options, is_llama
 from toollearn.core.errors import EngineError
 from toollearn.models import TUNED_ADAPTER, resolve_alias, tuned_info
 
@@ -18,6 +18,10 @@ def test_aliases_resolve_to_llama_specs():
     for other in ("llama", "llama:/m.gguf@/a.gguf", "hf:/dir", "openai:http://h/v1#m"):
         assert resolve_alias(other) == other
     assert is_llama("tuned") and is_llama("base@/x.gguf") and not is_llama("hf:/dir")
+    # a newly trained adapter merged in: --threads and --n-seq must reach llama.cpp too
+    assert is_llama("tuned:/a.gguf+/b.gguf") and is_llama("tuned:/a.gguf@/c.gguf")
+    assert engine_options("tuned:/a.gguf", 1, n_seq=8) == {"n_threads": 1, "n_seq": 8}
+    assert engine_options("hf:/dir", 1, n_seq=8) == {}
 
 
 def test_the_adapter_ships_with_its_training_record():

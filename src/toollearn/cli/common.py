@@ -108,8 +108,9 @@ def engine_options(spec: str, threads: int | None, **llama: Any) -> dict[str, An
 
 
 def is_llama(spec: str) -> bool:
-    """Whether a spec runs on llama.cpp (llama..., base, tuned)."""
-    return spec.startswith("llama") or spec.partition("@")[0] in ("base", "tuned")
+    """Whether a spec runs on llama.cpp (llama..., base..., tuned..., "tuned:/a.gguf" too)."""
+    kind = spec.partition("@")[0].partition(":")[0]
+    return spec.startswith("llama") or kind in ("base", "tuned")
 
 
 def load_engine_spec(spec: str, threads: int | None = None, **llama: Any) -> Any:

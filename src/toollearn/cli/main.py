@@ -41,6 +41,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    # Before any command imports torch: its libgomp loads first and llama.cpp then runs on
+    # it, so the passive wait has to be set for that one too (spinning tripled Seal-Tools
+    # time with the hybrid retriever loaded beside the model).
+    from toollearn.engines.llama import quiet_openmp
+
+    quiet_openmp()
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
