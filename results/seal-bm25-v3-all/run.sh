@@ -7,7 +7,8 @@
 # --allow-diff engine (the new shards go first, so the merged config names the engine that
 # scores it); --batch-size 8 is what the quarter ran with (see results/README.md).
 # Workers: `SHARDS="2 3 4" bash run.sh` and `SHARDS="6 7 8" bash run.sh` side by side (shards
-# resume); then `bash run.sh` merges and scores.
+# resume); then `bash run.sh merge` merges and scores. `bash run.sh` alone runs every shard in
+# turn, then merges.
 set -euo pipefail
 source .venv/bin/activate
 OUT=runs/seal-bm25-v3-all
@@ -16,9 +17,11 @@ seal() {
     --data-root ../shared/data --engine tuned:src/toollearn/models/tools-135m.gguf \
     --threads 1 --batch-size 8 "$@"
 }
-for k in ${SHARDS:-2 3 4 6 7 8}; do
-  seal --shard "$k/8" --out "$OUT/s$k"
-done
-[ -n "${SHARDS:-}" ] && exit 0  # one worker of several: merge once all shards are done
+if [ "${1:-}" != merge ]; then
+  for k in ${SHARDS:-2 3 4 6 7 8}; do
+    seal --shard "$k/8" --out "$OUT/s$k"
+  done
+  [ -n "${SHARDS:-}" ] && exit 0  # one worker of several: merge once all shards are done
+fi
 toollearn runs merge --out "$OUT/all" --allow-diff engine "$OUT"/s[234678] results/seal-bm25-v3
 seal --out "$OUT/all" --score-only
