@@ -42,8 +42,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     # Before any command imports torch: its libgomp loads first and llama.cpp then runs on
-    # it, so the passive wait has to be set for that one too (spinning tripled Seal-Tools
-    # time with the hybrid retriever loaded beside the model).
+    # it, so the passive wait has to be set for that one too (with the hybrid retriever
+    # loaded beside the model, spinning made Seal-Tools queries 4-5x slower).
     from toollearn.engines.llama import quiet_openmp
 
     quiet_openmp()
