@@ -114,3 +114,10 @@ def test_compare_figure_draws_the_chosen_metrics(capsys, tmp_path: Path):
     result = compare_runs([APP / "zero-shot", APP / "constrained"])
     with pytest.raises(DataError, match="no metric"):
         result.plot(tmp_path / "x.png", ["Param F1"])
+
+
+def test_rewriting_scores_needs_a_scored_run(capsys, tmp_path: Path):
+    run = _cut(APP / "constrained", tmp_path / "run", 3)
+    (run / "scores.json").unlink()
+    assert main(["score", "--run", str(run), "--write", "a scorer fix"]) == 1
+    assert "no scores.json to rewrite" in capsys.readouterr().err

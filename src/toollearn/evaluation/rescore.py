@@ -117,6 +117,11 @@ def rewrite_scores(run_dir: str | Path, reason: str, data_root: Any = None) -> d
 
     run_dir = Path(run_dir)
     path = run_dir / "scores.json"
+    if not path.is_file():
+        raise DataError(
+            f"{run_dir} has no scores.json to rewrite: score the run with its benchmark "
+            "command and --score-only first"
+        )
     payload = json.loads(path.read_text())
     payload["scores"] = rescore_run(run_dir, data_root)
     payload["rescored"] = {"by": "toollearn score --run DIR --write", "reason": reason,
