@@ -20,6 +20,7 @@ from toollearn.evaluation.runners.seal_tools import (
     SealRunOptions,
     load_prompts,
     options_config,
+    recorded_candidates,
     retrieve_candidates,
     run_seal_modes,
     run_seal_tools,
@@ -81,6 +82,12 @@ def test_retriever_candidates_replace_prompt_and_record_misses(examples):
     assert retrieve_candidates(examples, "paper") == list(examples)
     with pytest.raises(RetrievalError):
         retrieve_candidates(examples, "oracle")
+    # the names a run records give the same examples back, no retriever needed (rescoring)
+    records = [{"id": n.id, "candidates": [t.name for t in n.tools]} for n in got]
+    assert recorded_candidates(examples, records, sample=True) == got
+    records[0]["candidates"] = ["noSuchTool"]
+    with pytest.raises(RetrievalError, match="noSuchTool"):
+        recorded_candidates(examples, records, sample=True)
 
 
 def test_candidates_from_a_fine_tuned_encoder_folder(examples):

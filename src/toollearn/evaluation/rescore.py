@@ -69,7 +69,10 @@ def _seal(config: dict[str, Any], records: list, data_root: Any) -> dict[str, An
     wanted = {r["id"] for r in records}
     examples = [ex for ex in examples if ex.id in wanted]
     candidates = config.get("candidates", "paper")
-    examples = seal_tools.retrieve_candidates(examples, candidates, data_root, sample=sample)
+    if candidates != "paper" and all("candidates" in r for r in records):
+        examples = seal_tools.recorded_candidates(examples, records, data_root, sample=sample)
+    else:
+        examples = seal_tools.retrieve_candidates(examples, candidates, data_root, sample=sample)
     return seal_tools.score_records(records, examples)
 
 

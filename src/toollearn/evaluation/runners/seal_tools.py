@@ -20,7 +20,7 @@ from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 from toollearn.core.errors import EngineError, RetrievalError
-from toollearn.core.types import Example, Message
+from toollearn.core.types import Example, Message, Tool
 from toollearn.engines.base import Completion, Engine
 
 SPLITS = ("test_in_domain", "test_out_domain", "dev")
@@ -132,8 +132,9 @@ def _record(ex: Example, tries: list[Completion]) -> dict[str, Any]:
         "retries": len(tries) - 1,
         "error": comp.error,
     }
-    if "retrieval_missed" in ex.metadata:
+    if "retrieval_missed" in ex.metadata:  # our retriever's candidates: kept for rescoring
         record["retrieval_missed"] = list(ex.metadata["retrieval_missed"])
+        record["candidates"] = [t.name for t in ex.tools]
     return record
 
 
@@ -239,7 +240,6 @@ def retrieve_candidates(
     (`toollearn retrieve train`'s run/model); `encoder` is that spec's `candidate_encoder`,
     made once by the caller (built here when None)."""
     from toollearn.data.registry import load_tool_pool
-    from toollearn.formats.answers.seal_tools import render_prompt
     from toollearn.retrieval import ToolRetriever
 
     if method == "paper":
@@ -249,15 +249,37 @@ def retrieve_candidates(
     pool = load_tool_pool("sample/seal-tools" if sample else "seal-tools", root)
     retriever = ToolRetriever(pool, method.partition(":")[0], encoder=encoder)
     hits = retriever.search_batch([ex.query for ex in examples], k)
-    out = []
-    for ex, found in zip(examples, hits):
-        tools = tuple(h.item for h in found)
-        names = {t.name for t in tools}
-        missed = sorted({c.name for c in ex.calls} - names)
-        meta = {**ex.metadata, "prompt": render_prompt(ex.query, tools)}
-        meta["retrieval_missed"] = missed
-        out.append(replace(ex, tools=tools, metadata=meta))
-    return out
+    return [with_candidates(ex, [h.item for h in found]) for ex, found in zip(examples, hits)]
+
+
+def recorded_candidates(
+    examples: Sequence[Example], records: Sequence[dict[str, Any]], root: Any = None,
+    sample: bool = False,
+) -> list[Example]:  # fmt: skip
+    """The examples with the candidates their run's records name (`candidates`), so a run
+    made with a retriever that is not at hand (a fine-tuned model) rescores without it."""
+    from toollearn.data.registry import load_tool_pool
+
+    tools = load_tool_pool("sample/seal-tools" if sample else "seal-tools", root)
+    pool = {t.name: t for t in tools}
+    names = {r["id"]: r["candidates"] for r in records}
+    unknown = sorted({n for ns in names.values() for n in ns} - set(pool))
+    if unknown:
+        raise RetrievalError(f"recorded candidates not in the Seal-Tools pool: {unknown[:5]}")
+    return [with_candidates(ex, [pool[n] for n in names[ex.id]]) for ex in examples]
+
+
+def with_candidates(ex: Example, found: Sequence[Tool]) -> Example:
+    """An example whose candidates (and prompt) are `found`; metadata["retrieval_missed"]
+    lists its gold tools that are not among them."""
+    from toollearn.formats.answers.seal_tools import render_prompt
+
+    tools = tuple(found)
+    names = {t.name for t in tools}
+    missed = sorted({c.name for c in ex.calls} - names)
+    meta = {**ex.metadata, "prompt": render_prompt(ex.query, tools)}
+    meta["retrieval_missed"] = missed
+    return replace(ex, tools=tools, metadata=meta)
 
 
 def hallucinated_names(outputs: Sequence[str], examples: Sequence[Example]) -> dict[str, int]:
