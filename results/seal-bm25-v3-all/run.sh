@@ -24,8 +24,4 @@ if [ "${1:-}" != merge ]; then
   [ -n "${SHARDS:-}" ] && exit 0  # one worker of several: merge once all shards are done
 fi
 toollearn runs merge --out "$OUT/all" --allow-diff engine "$OUT"/s[234678] results/seal-bm25-v3
-# The merged config leaves the differing key out; name the spec that scores it (both specs
-# are the same adapter file: each session in sessions.jsonl records its sha256).
-python -c 'import json,sys; p=sys.argv[1]; c=json.load(open(p)); c["engine"]=sys.argv[2]
-json.dump(c, open(p, "w"), indent=2)' "$OUT/all/config.json" tuned:src/toollearn/models/tools-135m.gguf
 seal --out "$OUT/all" --score-only

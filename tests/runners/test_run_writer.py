@@ -209,6 +209,9 @@ def test_merge_allow_diff_pours_one_split_into_another_run(tmp_path):
     counts = merge_runs(tmp_path / "all", [tmp_path / "ood"], allow_diff=["split"])
     assert counts == {"added": 1, "skipped_duplicates": 0, "total": 2}
     assert json.loads((tmp_path / "all" / "config.json").read_text())["split"] == "all"
+    # a new merged run takes the first source's value, so its scoring command matches it
+    merge_runs(tmp_path / "new", [tmp_path / "ood", tmp_path / "all"], allow_diff=["split"])
+    assert json.loads((tmp_path / "new" / "config.json").read_text())["split"] == "ood"
     (tmp_path / "empty").mkdir()
     with pytest.raises(DataError, match="no run directories"):
         split_run(tmp_path / "empty", 2)

@@ -289,11 +289,12 @@ def merge_runs(
     shard: tuple[int, int] | None = None,
 ) -> dict[str, int]:
     """Join shard run directories into `out_dir` (created with the first source's config
-    minus its shard, or extended if it already holds the run). All configs must agree except
-    for `shard` and the keys named in `allow_diff` (e.g. "split", to pour a test_out_domain
-    run into an `all` run). A record id already present is skipped and counted. Session logs
-    are carried over, so timing stays truthful. Score the result by rerunning the benchmark
-    on `out_dir` without --shard: nothing is left to predict. `shard`: the sources together
+    minus its shard, keys named in `allow_diff` included, or extended if it already holds
+    the run). All configs must agree except for `shard` and the keys named in `allow_diff`
+    (e.g. "split", to pour a test_out_domain run into an `all` run). A record id already
+    present is skipped and counted. Session logs are carried over, so timing stays truthful.
+    Score the result by rerunning the benchmark on `out_dir` without --shard: nothing is
+    left to predict. `shard`: the sources together
     are that shard of the set (1/8 and 5/8 of it make 1/4): the merged run is recorded as
     it, and the benchmark is rerun with that --shard to score it."""
     if not sources:
@@ -306,8 +307,9 @@ def merge_runs(
     out = Path(out_dir)
     configs = [(Path(src), _run_config(Path(src))) for src in sources]
     first_src, first = configs[0]
+    fresh = {k: v for k, v in first.items() if k != "shard"}  # keys allowed to differ kept
     base = (_run_config(out) if (out / "config.json").is_file()
-            else with_shard(comparable(first), shard))  # fmt: skip
+            else with_shard(fresh, shard))  # fmt: skip
     for src, config in configs:
         if comparable(config) != comparable(base):
             raise DataError(
