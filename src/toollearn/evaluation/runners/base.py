@@ -294,9 +294,9 @@ def merge_runs(
     (e.g. "split", to pour a test_out_domain run into an `all` run). A record id already
     present is skipped and counted. Session logs are carried over, so timing stays truthful.
     Score the result by rerunning the benchmark on `out_dir` without --shard: nothing is
-    left to predict. `shard`: the sources together
-    are that shard of the set (1/8 and 5/8 of it make 1/4): the merged run is recorded as
-    it, and the benchmark is rerun with that --shard to score it."""
+    left to predict. `shard`: the sources together are that shard of the set (1/8 and 5/8
+    of it make 1/4): the merged run is recorded as it, and the benchmark is rerun with that
+    --shard to score it."""
     if not sources:
         raise DataError("merge needs at least one source run directory")
     ignored = {"shard", *allow_diff}
