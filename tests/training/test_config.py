@@ -26,7 +26,10 @@ def test_the_example_config_loads_and_flags_override_it():
      ("- a\n- b\n", "a YAML mapping"),
      ("method: qlora\n", "method must be lora or full"),
      ("batch_size: four\n", "bad training config value"),
-     ("glpft: staged\n", "glpft must be glpft, direct, joint or single")],
+     ("glpft: staged\n", "glpft must be glpft, direct, joint or single"),
+     ("stages: [planer]\n", "unknown GLPFT stages: planer"),
+     ("stage_samples: {planner: many}\n", "bad training config value"),
+     ("stage_samples: [planner]\n", "bad training config value")],
 )  # fmt: skip
 def test_bad_configs_are_named(tmp_path, text, message):
     path = tmp_path / "run.yaml"
@@ -38,3 +41,12 @@ def test_bad_configs_are_named(tmp_path, text, message):
 def test_a_missing_config_file_is_an_error(tmp_path):
     with pytest.raises(DataError, match="config file not found"):
         load_config(tmp_path / "nope.yaml")
+
+
+def test_glpft_stage_samples_and_stages_from_yaml_and_flags(tmp_path):
+    path = tmp_path / "umi.yaml"
+    path.write_text("glpft: glpft\nsamples: 232\nstage_samples: {planner: 432}\n")
+    assert load_config(path).stage_samples == {"planner": 432}
+    config = load_config(path, stage_samples="planner=832,caller=300", stages="caller,summarizer")
+    assert config.stage_samples == {"planner": 832, "caller": 300}
+    assert config.stages == ("caller", "summarizer")

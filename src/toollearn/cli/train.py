@@ -76,6 +76,12 @@ def run_train(args: argparse.Namespace) -> int:
         from toollearn.training.glpft import run_glpft
 
         summary = run_glpft(config, config.output_dir, config.glpft)
+        if summary.get("waiting"):
+            print(
+                f"trained {', '.join(summary['runs']) or 'nothing new'} into "
+                f"{config.output_dir}; stages left to train: {', '.join(summary['waiting'])}"
+            )
+            return 0
         print(f"trained {', '.join(summary['runs'])} into {config.output_dir}; serve the roles "
               f"with --engine llama --role-adapters {config.output_dir}")  # fmt: skip
         return 0

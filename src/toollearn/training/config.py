@@ -11,6 +11,7 @@ from typing import Any
 from toollearn.core.errors import DataError
 
 GLPFT_MODES = ("glpft", "direct", "joint", "single")  # alpha-UMi training (training.glpft)
+GLPFT_STAGES = ("single", "planner", "caller", "summarizer", "joint")
 LORA_TARGETS = ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj")
 
 
@@ -29,7 +30,9 @@ class TrainConfig:
     `base_adapter` merges a PEFT adapter folder into the base before training (GLPFT stage 2
     starts from the stage-1 weights). `glpft` (glpft | direct | joint | single) trains
     alpha-UMi's roles instead of one adapter (training.glpft; each stage gets these fields,
-    `max_minutes` included, with the paper's epochs and learning rate).
+    `max_minutes` included, with the paper's epochs and learning rate; `stage_samples` gives a
+    stage its own `samples`, and `stages` trains only those stages in this call, so separate
+    processes can train a mode's stages side by side).
     """
 
     output_dir: str = "runs/train"
@@ -66,6 +69,8 @@ class TrainConfig:
     resume: bool = False
     loss_on: str = "spans"  # spans (the model-written parts) | target (the whole turn)
     glpft: str | None = None  # alpha-UMi mode, one of GLPFT_MODES; None: one adapter
+    stage_samples: dict[str, int] = field(default_factory=dict)  # GLPFT: a stage's own `samples`
+    stages: tuple[str, ...] = ()  # GLPFT: train only these stages in this call (() = all)
 
     def to_dict(self) -> dict[str, Any]:
         d = dataclasses.asdict(self)
@@ -76,6 +81,12 @@ class TrainConfig:
 
 def _coerce(kind: str, value: Any) -> Any:
     """A YAML or flag value as the field's annotated type (flags arrive as strings)."""
+    if kind.startswith("dict") and value is not None:  # stage_samples: {name: count}
+        if isinstance(value, str):  # a flag's "planner=432,caller=232"
+            value = dict(v.partition("=")[::2] for v in value.split(",") if v.strip())
+        if not isinstance(value, dict):
+            raise ValueError(f"{value!r} is not a mapping of names to counts")
+        return {str(k).strip(): int(n) for k, n in value.items()}
     if value is None or not isinstance(value, str):
         return tuple(value) if kind.startswith("tuple") and isinstance(value, list) else value
     if kind.startswith("bool"):
@@ -119,4 +130,8 @@ def load_config(path: str | Path | None = None, **overrides: Any) -> TrainConfig
         raise DataError(f"loss_on must be spans or target, not {config.loss_on!r}")
     if config.glpft is not None and config.glpft not in GLPFT_MODES:
         raise DataError(f"glpft must be glpft, direct, joint or single, not {config.glpft!r}")
+    unknown = sorted({*config.stages, *config.stage_samples} - set(GLPFT_STAGES))
+    if unknown:
+        raise DataError(f"unknown GLPFT stages: {', '.join(unknown)} "
+                        f"(stages are {', '.join(GLPFT_STAGES)})")  # fmt: skip
     return config
