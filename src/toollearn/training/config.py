@@ -81,7 +81,7 @@ class TrainConfig:
 
 def _coerce(kind: str, value: Any) -> Any:
     """A YAML or flag value as the field's annotated type (flags arrive as strings)."""
-    if kind.startswith("dict") and value is not None:  # stage_samples: {name: count}
+    if kind == "dict[str, int]" and value is not None:  # stage_samples: {name: count}
         if isinstance(value, str):  # a flag's "planner=432,caller=232"
             value = dict(v.partition("=")[::2] for v in value.split(",") if v.strip())
         if not isinstance(value, dict):
