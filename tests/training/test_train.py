@@ -131,20 +131,33 @@ def test_the_merged_model_answers_as_the_base_with_its_adapter(trained, tmp_path
 
 
 class _Kill(TrainerCallback):
+    def __init__(self, step: int):
+        self.step = step
+
     def on_step_end(self, args, state, control, **kw):
-        if state.global_step == 3:
-            raise KeyboardInterrupt("killed at step 3")
+        if state.global_step == self.step:
+            raise KeyboardInterrupt(f"killed at step {self.step}")
 
 
-def test_a_killed_run_resumes_with_identical_losses(tmp_path, dataset):
+@pytest.fixture(scope="module")
+def whole_run(tmp_path_factory, dataset):
     from toollearn.training.trainer import train
 
-    whole = train(_config(tmp_path / "whole", dataset, epochs=2.0))
+    return train(_config(tmp_path_factory.mktemp("whole"), dataset, epochs=2.0))
+
+
+# 5 steps per epoch: killed in the first epoch, and in the second (resumed from checkpoint-6;
+# resuming there once replayed the first epoch's sample order, see trainer._EpochOrder)
+@pytest.mark.parametrize(("kill", "checkpoint"), [(3, 2), (8, 6)])
+def test_a_killed_run_resumes_with_identical_losses(tmp_path, dataset, whole_run, kill, checkpoint):
+    from toollearn.training.trainer import train
+
     config = _config(tmp_path / "killed", dataset, epochs=2.0)
     with pytest.raises(KeyboardInterrupt):
-        train(config, callbacks=[_Kill()])
-    assert (tmp_path / "killed" / "run" / "checkpoints" / "checkpoint-2").is_dir()
+        train(config, callbacks=[_Kill(kill)])
+    assert (tmp_path / "killed" / "run" / "checkpoints" / f"checkpoint-{checkpoint}").is_dir()
     resumed = train(load_config(None, **{**config.to_dict(), "resume": True}))
-    want, got = _losses(whole), _losses(resumed)
-    assert set(got) >= {4, 5, 6} and all(got[s] == want[s] for s in got if s > 2), (want, got)
+    want, got = _losses(whole_run), _losses(resumed)
+    assert set(got) >= {checkpoint + 1, 9, 10}, got
+    assert all(got[s] == want[s] for s in got if s > checkpoint), (want, got)
     assert json.loads((resumed / "train.json").read_text())["resumed"] is True

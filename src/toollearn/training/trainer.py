@@ -2,10 +2,11 @@
 
 The run directory gets `adapter/` (or `model/`), `checkpoints/` (every `save_steps`, so
 `resume` continues where a killed run stopped: optimizer, scheduler, RNG and data order
-restored by the Trainer), `log.jsonl` (loss, validation loss, tokens/s), `loss.png` and
-`train.json` (config, data hashes, versions, git hash, tokens seen, wall time, dropped
-samples). On a CPU: bf16 autocast where the processor has bf16 instructions, no gradient
-checkpointing, one thread per core; on a GPU the same config with `device: cuda`.
+restored by the Trainer, a later epoch's order by `epoch_order.EpochOrder`), `log.jsonl`
+(loss, validation loss, tokens/s), `loss.png` and `train.json` (config, data hashes,
+versions, git hash, tokens seen, wall time, dropped samples). On a CPU: bf16 autocast where
+the processor has bf16 instructions, no gradient checkpointing, one thread per core; on a GPU
+the same config with `device: cuda`.
 """
 
 from __future__ import annotations
@@ -126,8 +127,14 @@ def train(config: TrainConfig, callbacks: Sequence[Any] = ()) -> Path:
     if config.max_minutes:
         budget = TimeBudget(config.max_minutes, ledger)
         callbacks = [*callbacks, budget]
+    from transformers.trainer_utils import get_last_checkpoint
+
+    from toollearn.training.epoch_order import EpochOrder
+
+    checkpoint = get_last_checkpoint(str(run / "checkpoints")) if resume else None
+    callbacks = [*callbacks, EpochOrder(checkpoint)]
     trainer = build_trainer(config, model, tok, rows, eval_rows, run, steps, callbacks)
-    trainer.train(resume_from_checkpoint=True if resume else None)
+    trainer.train(resume_from_checkpoint=checkpoint)
     final = run / ("adapter" if config.method == "lora" else "model")
     trainer.model.save_pretrained(final)
     tok.save_pretrained(final)
