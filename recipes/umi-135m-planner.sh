@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# alpha-UMi GLPFT on this CPU with more planner data: recipes/umi-135m.yaml, except that the
+# planner stage draws N samples (default 432: 400 to train + 32 held out) instead of 232. The
+# 200-sample planner missed Plan ACC 85 (results/stepwise-umi-135m); the GPU run with 2,000 per
+# stage reached 91. Stage 1 first (one thread, as in the 200-sample run, so its adapter can be
+# compared bit for bit); then the planner on one core beside the caller and the summarizer on
+# the other; then the 329 held-out steps as two 1-thread shards, merged and scored unsharded.
+# Rerunning resumes: finished stages and predicted steps are kept.
+#   bash recipes/umi-135m-planner.sh [N]   -> runs/train/umi-135m-p$((N-32)), runs/stepwise-...
+set -euo pipefail
+source .venv/bin/activate
+N=${1:-432}
+TAG=p$((N - 32))
+OUT=runs/train/umi-135m-$TAG
+EVAL=runs/stepwise-umi-135m-$TAG
+TEST=results/datagen/umi/trajectories_test.json
+mkdir -p runs/logs
+
+train() {  # the recipe with the planner's sample count; "$@": which stages now
+  toollearn train --config recipes/umi-135m.yaml --output-dir "$OUT" --threads 1 \
+    --max-minutes 150 --stage-samples "planner=$N" "$@"
+}
+
+shard() {  # $1: K of 2
+  toollearn eval stepwise --file "$TEST" --threads 1 --engine llama --role-adapters "$OUT" \
+    --shard "$1/2" --out "$EVAL-s$1" > "runs/logs/umi-$TAG-eval-s$1.log" 2>&1
+}
+
+train --stages single > "runs/logs/umi-$TAG-single.log" 2>&1
+train --stages planner > "runs/logs/umi-$TAG-planner.log" 2>&1 &
+train --stages caller,summarizer > "runs/logs/umi-$TAG-roles.log" 2>&1 &
+wait
+train > "runs/logs/umi-$TAG-join.log" 2>&1  # every stage kept: writes adapters.json
+shard 1 & shard 2 & wait
+toollearn runs merge --out "$EVAL" "$EVAL-s1" "$EVAL-s2"
+toollearn eval stepwise --file "$TEST" --threads 1 --engine llama --role-adapters "$OUT" \
+  --out "$EVAL"
