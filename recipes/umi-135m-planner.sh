@@ -5,8 +5,11 @@
 # stage reached 91. Stage 1 first (one thread, as in the 200-sample run, so its adapter can be
 # compared bit for bit); then the planner on one core beside the caller and the summarizer on
 # the other; then the 329 held-out steps as two 1-thread shards, merged and scored unsharded.
-# Rerunning resumes: finished stages and predicted steps are kept.
+# Rerunning resumes: finished stages and predicted steps are kept. REUSE=DIR copies stage 1,
+# the caller and the summarizer from an earlier run of this script (they do not depend on the
+# planner's sample count) and trains only the planner, on THREADS threads (default 1).
 #   bash recipes/umi-135m-planner.sh [N]   -> runs/train/umi-135m-p$((N-32)), runs/stepwise-...
+#   REUSE=runs/train/umi-135m-p400 THREADS=2 bash recipes/umi-135m-planner.sh 632
 set -euo pipefail
 source .venv/bin/activate
 N=${1:-432}
@@ -17,7 +20,7 @@ TEST=results/datagen/umi/trajectories_test.json
 mkdir -p runs/logs
 
 train() {  # the recipe with the planner's sample count; "$@": which stages now
-  toollearn train --config recipes/umi-135m.yaml --output-dir "$OUT" --threads 1 \
+  toollearn train --config recipes/umi-135m.yaml --output-dir "$OUT" --threads "${THREADS:-1}" \
     --max-minutes 150 --stage-samples "planner=$N" "$@"
 }
 
@@ -26,10 +29,18 @@ shard() {  # $1: K of 2
     --shard "$1/2" --out "$EVAL-s$1" > "runs/logs/umi-$TAG-eval-s$1.log" 2>&1
 }
 
-train --stages single > "runs/logs/umi-$TAG-single.log" 2>&1
-train --stages planner > "runs/logs/umi-$TAG-planner.log" 2>&1 &
-train --stages caller,summarizer > "runs/logs/umi-$TAG-roles.log" 2>&1 &
-wait
+if [ -n "${REUSE:-}" ]; then
+  mkdir -p "$OUT"
+  for stage in single caller summarizer; do
+    [ -d "$OUT/$stage" ] || cp -r "$REUSE/$stage" "$OUT/$stage"
+  done
+  train --stages planner > "runs/logs/umi-$TAG-planner.log" 2>&1
+else
+  train --stages single > "runs/logs/umi-$TAG-single.log" 2>&1
+  train --stages planner > "runs/logs/umi-$TAG-planner.log" 2>&1 &
+  train --stages caller,summarizer > "runs/logs/umi-$TAG-roles.log" 2>&1 &
+  wait
+fi
 train > "runs/logs/umi-$TAG-join.log" 2>&1  # every stage kept: writes adapters.json
 shard 1 & shard 2 & wait
 toollearn runs merge --out "$EVAL" "$EVAL-s1" "$EVAL-s2"
