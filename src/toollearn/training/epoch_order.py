@@ -32,14 +32,20 @@ class EpochOrder(TrainerCallback):
         self.epoch_rng: torch.Tensor | None = None
 
     def on_epoch_begin(self, args: Any, state: Any, control: Any, **kw: Any) -> None:
+        resumed, self.resume_from = self.resume_from, None  # only the first epoch entered
         into = state.epoch - math.floor(state.epoch + 1e-9)
-        if into > 1e-9 and self.resume_from is not None:  # re-entering an epoch part-way
-            saved = self.resume_from / FILE
+        if resumed is not None and into > 1e-9:  # re-entering an epoch part-way
+            saved = resumed / FILE
             if saved.is_file():
                 torch.set_rng_state(torch.load(saved, weights_only=True))
             elif state.epoch >= 1:
-                warnings.warn(f"{self.resume_from} has no {FILE}: this epoch's sample order "
-                              "may differ from an unbroken run's", stacklevel=1)  # fmt: skip
+                warnings.warn(f"{resumed} has no {FILE}: this epoch's sample order may "
+                              "differ from an unbroken run's", stacklevel=1)  # fmt: skip
+        elif resumed is not None and state.global_step > 0:  # resumed at an epoch's start:
+            rng = resumed / "rng_state.pth"  # the Trainer draws the order after restoring it
+            if rng.is_file():
+                self.epoch_rng = torch.load(rng, weights_only=True)["cpu"]
+                return
         self.epoch_rng = torch.get_rng_state()
 
     def on_save(self, args: Any, state: Any, control: Any, **kw: Any) -> None:
