@@ -7,13 +7,15 @@
 # the other; then the 329 held-out steps as two 1-thread shards, merged and scored unsharded.
 # Rerunning resumes: finished stages and predicted steps are kept. REUSE=DIR copies stage 1,
 # the caller and the summarizer from an earlier run of this script (they do not depend on the
-# planner's sample count) and trains only the planner, on THREADS threads (default 1).
+# planner's sample count) and trains only the planner, on THREADS threads (default 1). SEED=K
+# (default 0) draws the planner's samples and their order with another seed (tag suffix -seedK).
 #   bash recipes/umi-135m-planner.sh [N]   -> runs/train/umi-135m-p$((N-32)), runs/stepwise-...
 #   REUSE=runs/train/umi-135m-p400 THREADS=2 bash recipes/umi-135m-planner.sh 632
+#   REUSE=runs/train/umi-135m-p400 SEED=1 bash recipes/umi-135m-planner.sh   -> ...-p400-seed1
 set -euo pipefail
 source .venv/bin/activate
 N=${1:-432}
-TAG=p$((N - 32))
+TAG=p$((N - 32))${SEED:+-seed$SEED}
 OUT=runs/train/umi-135m-$TAG
 EVAL=runs/stepwise-umi-135m-$TAG
 TEST=results/datagen/umi/trajectories_test.json
@@ -21,7 +23,7 @@ mkdir -p runs/logs
 
 train() {  # the recipe with the planner's sample count; "$@": which stages now
   toollearn train --config recipes/umi-135m.yaml --output-dir "$OUT" --threads "${THREADS:-1}" \
-    --max-minutes 150 --stage-samples "planner=$N" "$@"
+    --max-minutes 150 --stage-samples "planner=$N" --seed "${SEED:-0}" "$@"
 }
 
 shard() {  # $1: K of 2

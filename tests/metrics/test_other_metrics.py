@@ -108,8 +108,23 @@ def test_stepwise_scores():
     assert s["hallucination"] == pytest.approx(1 / 3)
     assert s["arg_f1"] == 0.5  # 1.0 and 0 (wrong API name)
     assert s["rouge_l"] == pytest.approx(1.0)  # rouge-score lowercases
+    assert s["plans"]["call"] == {"call": 2, "finish": 0, "give_up": 0, "unreadable": 0}
     with pytest.raises(ValueError):
         StepTarget("talk")
+
+
+def test_stepwise_plans_count_gold_against_predicted_actions():
+    golds = [StepTarget("call", api="a"), StepTarget("call", api="a"), StepTarget("finish"),
+             StepTarget("finish"), StepTarget("give_up")]  # fmt: skip
+    preds = [StepOutput("finish"), StepOutput(None), StepOutput("give_up"), StepOutput("finish"),
+             StepOutput("call", api="a")]  # fmt: skip
+    s = stepwise_scores(preds, golds)
+    assert s["plans"] == {
+        "call": {"call": 0, "finish": 1, "give_up": 0, "unreadable": 1},
+        "finish": {"call": 0, "finish": 1, "give_up": 1, "unreadable": 0},
+        "give_up": {"call": 1, "finish": 0, "give_up": 0, "unreadable": 0},
+    }
+    assert s["plan_acc"] == sum(s["plans"][a][a] for a in s["plans"]) / 5
 
 
 # ---------------------------------------------------------------- API complexity

@@ -121,3 +121,15 @@ def test_rewriting_scores_needs_a_scored_run(capsys, tmp_path: Path):
     (run / "scores.json").unlink()
     assert main(["score", "--run", str(run), "--write", "a scorer fix"]) == 1
     assert "no scores.json to rewrite" in capsys.readouterr().err
+
+
+def test_rewriting_scores_keeps_the_earlier_notes(tmp_path: Path):
+    run = _cut(RESULTS / "stepwise-multi", tmp_path / "run", 329)
+    before = json.loads((run / "scores.json").read_text())
+    assert main(["score", "--run", str(run), "--write", "second fix"]) == 0
+    assert main(["score", "--run", str(run), "--write", "third fix"]) == 0
+    after = json.loads((run / "scores.json").read_text())
+    assert after["rescored"]["reason"] == "third fix"
+    assert [n["reason"] for n in after["rescored_earlier"]] == [before["rescored"]["reason"],
+                                                                "second fix"]  # fmt: skip
+    assert after["scores"] == rescore_run(run) and after["config"] == before["config"]

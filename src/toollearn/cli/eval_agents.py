@@ -446,5 +446,6 @@ def run_stepwise_cli(args: argparse.Namespace) -> int:
     path = writer.write_scores(scores, {"wall_seconds_predict": round(time.perf_counter() - t0, 1)})
     label = f"{args.mode}: {specs['planner']}"
     print(format_table(stepwise.summary_rows(scores, label), stepwise.COLUMNS))
+    print(stepwise.plan_errors(scores))
     print(f"scores: {path}", file=sys.stderr)
     return 0

@@ -113,7 +113,8 @@ def _diff(a: Any, b: Any, where: str) -> list[str]:
 
 def rewrite_scores(run_dir: str | Path, reason: str, data_root: Any = None) -> dict[str, Any]:
     """Replace a run's scores with the recomputed ones (a scorer was fixed), keeping every
-    other key and noting why and when under "rescored"."""
+    other key and noting why and when under "rescored" (earlier notes move, oldest first, to
+    "rescored_earlier")."""
     import time
 
     from toollearn.evaluation.runners.base import git_hash
@@ -127,6 +128,8 @@ def rewrite_scores(run_dir: str | Path, reason: str, data_root: Any = None) -> d
         )
     payload = json.loads(path.read_text())
     payload["scores"] = rescore_run(run_dir, data_root)
+    if "rescored" in payload:
+        payload["rescored_earlier"] = [*payload.get("rescored_earlier", []), payload["rescored"]]
     payload["rescored"] = {"by": "toollearn score --run DIR --write", "reason": reason,
                            "git": git_hash(), "date": time.strftime("%Y-%m-%d")}  # fmt: skip
     path.write_text(json.dumps(payload, indent=2, ensure_ascii=False) + "\n")

@@ -11,6 +11,8 @@ Arg F1: per gold call step, 0 if the API name is wrong; otherwise each gold key 
 Rouge-L: F-measure (the maintained `rouge-score` package) of the predicted final answer against
   gold, over gold finish steps.
 Rates are fractions; a metric with no step to average over is None.
+Plans: gold action -> predicted action -> steps (predicted "unreadable" where no action could be
+  read): where Plan ACC's errors are (a planner that stops too early, or gives up, or never stops).
 """
 
 from __future__ import annotations
@@ -90,6 +92,9 @@ def stepwise_scores(preds: Sequence[StepOutput], golds: Sequence[StepTarget]) ->
     finals = [(p, g) for p, g in zip(preds, golds) if g.action == "finish"]
     rouge = [rouge_l(p.answer or "", g.answer) for p, g in finals]
     n = len(golds)
+    plans = {g: dict.fromkeys((*ACTIONS, "unreadable"), 0) for g in ACTIONS}
+    for p, g in zip(preds, golds):
+        plans[g.action][p.action if p.action in ACTIONS else "unreadable"] += 1
     return {
         "steps": n,
         "call_steps": len(calls),
@@ -99,4 +104,5 @@ def stepwise_scores(preds: Sequence[StepOutput], golds: Sequence[StepTarget]) ->
         "hallucination": hallu / n if n else None,
         "arg_f1": sum(args) / len(args) if args else None,
         "rouge_l": sum(rouge) / len(rouge) if rouge else None,
+        "plans": plans,
     }

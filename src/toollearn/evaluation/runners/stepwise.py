@@ -248,6 +248,14 @@ PAPER = {  # ToolBench static evaluation, Table 1, 7B: Plan ACC, Act EM, Hallu, 
 COLUMNS = ["system", "steps", "plan_acc", "act_em", "hallucination", "arg_f1", "rouge_l"]
 
 
+def plan_errors(scores: dict[str, Any]) -> str:
+    """The wrong plans, gold -> predicted, most frequent first (from scores["plans"])."""
+    wrong = [(n, f"{gold} -> {pred}") for gold, row in scores.get("plans", {}).items()
+             for pred, n in row.items() if pred != gold and n]  # fmt: skip
+    shown = ", ".join(f"{what} {n}" for n, what in sorted(wrong, key=lambda w: -w[0]))
+    return f"wrong plans (gold -> predicted): {shown or 'none'}"
+
+
 def summary_rows(scores: dict[str, Any], label: str) -> list[dict[str, Any]]:
     """Our row (percent) then the paper's rows (on ToolBench, not on this file)."""
     pct = lambda x: None if x is None else round(100 * x, 2)  # noqa: E731
