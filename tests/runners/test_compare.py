@@ -130,6 +130,7 @@ def test_rewriting_scores_keeps_the_earlier_notes(tmp_path: Path):
     assert main(["score", "--run", str(run), "--write", "third fix"]) == 0
     after = json.loads((run / "scores.json").read_text())
     assert after["rescored"]["reason"] == "third fix"
-    assert [n["reason"] for n in after["rescored_earlier"]] == [before["rescored"]["reason"],
-                                                                "second fix"]  # fmt: skip
+    notes = [*before.get("rescored_earlier", []), before["rescored"]]
+    assert after["rescored_earlier"][:-1] == notes  # kept as they were, oldest first
+    assert after["rescored_earlier"][-1]["reason"] == "second fix"
     assert after["scores"] == rescore_run(run) and after["config"] == before["config"]
