@@ -125,6 +125,11 @@ def test_stepwise_plans_count_gold_against_predicted_actions():
         "give_up": {"call": 1, "finish": 0, "give_up": 0, "unreadable": 0},
     }
     assert s["plan_acc"] == sum(s["plans"][a][a] for a in s["plans"]) / 5
+    from toollearn.evaluation.runners.stepwise import plan_errors
+
+    assert plan_errors(s) == ("wrong plans (gold -> predicted): call -> finish 1, call -> "
+                              "unreadable 1, finish -> give_up 1, give_up -> call 1")  # fmt: skip
+    assert plan_errors({"plans": {"call": {"call": 3}}}).endswith(": none")
 
 
 # ---------------------------------------------------------------- API complexity

@@ -124,7 +124,7 @@ def test_rewriting_scores_needs_a_scored_run(capsys, tmp_path: Path):
 
 
 def test_rewriting_scores_keeps_the_earlier_notes(tmp_path: Path):
-    run = _cut(RESULTS / "stepwise-multi", tmp_path / "run", 329)
+    run = Path(shutil.copytree(RESULTS / "stepwise-multi", tmp_path / "run"))
     before = json.loads((run / "scores.json").read_text())
     assert main(["score", "--run", str(run), "--write", "second fix"]) == 0
     assert main(["score", "--run", str(run), "--write", "third fix"]) == 0
