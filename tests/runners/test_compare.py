@@ -134,3 +134,15 @@ def test_rewriting_scores_keeps_the_earlier_notes(tmp_path: Path):
     assert after["rescored_earlier"][:-1] == notes  # kept as they were, oldest first
     assert after["rescored_earlier"][-1]["reason"] == "second fix"
     assert after["scores"] == rescore_run(run) and after["config"] == before["config"]
+
+
+def test_rescoring_an_apps_table_keeps_the_earlier_notes(tmp_path: Path):
+    from toollearn.evaluation.runners.apps import rescore_table
+
+    run = Path(shutil.copytree(APP / "constrained", tmp_path / "home-search" / "constrained"))
+    before = json.loads((run / "scores.json").read_text())
+    rescore_table(tmp_path, "a later fix")
+    after = json.loads((run / "scores.json").read_text())
+    assert after["rescored"]["reason"] == "a later fix"
+    assert after["rescored_earlier"] == [*before.get("rescored_earlier", []), before["rescored"]]
+    assert after["scores"] == before["scores"] and (tmp_path / "table.md").is_file()

@@ -128,9 +128,15 @@ def rewrite_scores(run_dir: str | Path, reason: str, data_root: Any = None) -> d
         )
     payload = json.loads(path.read_text())
     payload["scores"] = rescore_run(run_dir, data_root)
-    if "rescored" in payload:
-        payload["rescored_earlier"] = [*payload.get("rescored_earlier", []), payload["rescored"]]
-    payload["rescored"] = {"by": "toollearn score --run DIR --write", "reason": reason,
-                           "git": git_hash(), "date": time.strftime("%Y-%m-%d")}  # fmt: skip
+    note_rescored(payload, {"by": "toollearn score --run DIR --write", "reason": reason,
+                            "git": git_hash(), "date": time.strftime("%Y-%m-%d")})  # fmt: skip
     path.write_text(json.dumps(payload, indent=2, ensure_ascii=False) + "\n")
     return payload["scores"]
+
+
+def note_rescored(payload: dict[str, Any], note: dict[str, Any]) -> None:
+    """Set a scores.json payload's "rescored" note; an earlier one moves to the end of
+    "rescored_earlier" (oldest first)."""
+    if "rescored" in payload:
+        payload["rescored_earlier"] = [*payload.get("rescored_earlier", []), payload["rescored"]]
+    payload["rescored"] = note

@@ -182,8 +182,11 @@ def run_table(
 
 def rescore_table(out_dir: str | Path, reason: str, date: str | None = None) -> str:
     """Score every run under out_dir/<app>/<config>/ again with `rescore_run` (no model):
-    replace each scores.json's "scores", note why in its "rescored" entry (other keys kept),
+    replace each scores.json's "scores", note why in its "rescored" entry (other keys and
+    earlier notes kept, `rescore.note_rescored`),
     and rewrite out_dir/table.md from the new scores. Returns the table."""
+    from toollearn.evaluation.rescore import note_rescored
+
     root = Path(out_dir)
     date = date or time.strftime("%Y-%m-%d")
     results: dict[tuple[str, str], dict[str, Any]] = {}
@@ -194,11 +197,8 @@ def rescore_table(out_dir: str | Path, reason: str, date: str | None = None) -> 
         config = json.loads(config_path.read_text(encoding="utf-8"))
         payload = json.loads(scores_path.read_text(encoding="utf-8"))
         payload["scores"] = rescore_run(run_dir)
-        payload["rescored"] = {
-            "by": "evaluation.runners.apps.rescore_run",
-            "reason": reason,
-            "date": date,
-        }
+        note = {"by": "evaluation.runners.apps.rescore_run", "reason": reason, "date": date}
+        note_rescored(payload, note)
         text = json.dumps(payload, indent=2, ensure_ascii=False) + "\n"
         scores_path.write_text(text, encoding="utf-8")
         results[(config["app"], config["config"])] = payload["scores"]
