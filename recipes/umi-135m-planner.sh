@@ -9,20 +9,30 @@
 # the caller and the summarizer from an earlier run of this script (they do not depend on the
 # planner's sample count) and trains only the planner, on THREADS threads (default 1). SEED=K
 # (default 0) draws the planner's samples and their order with another seed (tag suffix -seedK).
+# STYLE=counted trains on recipes/umi-135m-counted.yaml (numbered planner rationales) and scores
+# on its test set (results/datagen/umi-counted): tag prefix counted-.
 #   bash recipes/umi-135m-planner.sh [N]   -> runs/train/umi-135m-p$((N-32)), runs/stepwise-...
 #   REUSE=runs/train/umi-135m-p400 THREADS=2 bash recipes/umi-135m-planner.sh 632
 #   REUSE=runs/train/umi-135m-p400 SEED=1 bash recipes/umi-135m-planner.sh   -> ...-p400-seed1
+#   REUSE=runs/train/umi-135m-p400 STYLE=counted bash recipes/umi-135m-planner.sh
+#     -> runs/train/umi-135m-counted-p400, runs/stepwise-umi-135m-counted-p400
 set -euo pipefail
 source .venv/bin/activate
 N=${1:-432}
+CONFIG=recipes/umi-135m.yaml
+TEST=results/datagen/umi/trajectories_test.json
 TAG=p$((N - 32))${SEED:+-seed$SEED}
+if [ "${STYLE:-plain}" = counted ]; then
+  CONFIG=recipes/umi-135m-counted.yaml
+  TEST=results/datagen/umi-counted/trajectories_test.json
+  TAG=counted-$TAG
+fi
 OUT=runs/train/umi-135m-$TAG
 EVAL=runs/stepwise-umi-135m-$TAG
-TEST=results/datagen/umi/trajectories_test.json
 mkdir -p runs/logs
 
 train() {  # the recipe with the planner's sample count; "$@": which stages now
-  toollearn train --config recipes/umi-135m.yaml --output-dir "$OUT" --threads "${THREADS:-1}" \
+  toollearn train --config "$CONFIG" --output-dir "$OUT" --threads "${THREADS:-1}" \
     --max-minutes 150 --stage-samples "planner=$N" --seed "${SEED:-0}" "$@"
 }
 

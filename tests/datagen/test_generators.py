@@ -251,6 +251,40 @@ def test_umi_seed_reproduces_the_dataset_byte_for_byte(tmp_path, shared_data):
     assert make(0, tmp_path / "a") == make(0, tmp_path / "b") != make(1, tmp_path / "c")
 
 
+def test_umi_counted_plans_number_the_same_steps(shared_data):
+    import re
+
+    from toollearn.data.seal_tools import load_tools
+    from toollearn.datagen.leakage import seal_exclusions
+    from toollearn.datagen.umi import generate_trajectories
+
+    tools, ex = load_tools(shared_data), seal_exclusions(shared_data)
+    plain, _ = generate_trajectories(tools, 15, seed=3, exclusions=ex)
+    counted, gen = generate_trajectories(tools, 15, seed=3, exclusions=ex, plan_style="counted")
+    assert gen.config["plan_style"] == "counted" and len(plain) == len(counted) >= 12
+    numbered = 0
+    for a, b in zip(plain, counted):
+        assert a.instruction == b.instruction and [m.role for m in a.conversations] == [
+            m.role for m in b.conversations
+        ]
+        plans = [m.content for m in b.conversations if m.role == "assistant"]
+        calls = sum(m.role == "caller" for m in b.conversations)
+        for m1, m2 in zip(a.conversations, b.conversations):
+            if m1.role != "assistant":
+                assert m1.content == m2.content  # calls, observations and answers unchanged
+        if plans[-1].endswith("Next: give up."):
+            assert plans == [m.content for m in a.conversations if m.role == "assistant"]
+            continue
+        for k, plan in enumerate(plans[:-1], 1):
+            assert plan.startswith(f"Step {k} of {calls}: ")
+            numbered += 1
+        done = "The step is" if calls == 1 else f"All {calls} steps are"
+        assert re.match(rf"{done} done; .* Next: conclusion\.$", plans[-1])
+    assert numbered >= 20
+    with pytest.raises(ValueError, match="plan style"):
+        generate_trajectories(tools, 1, plan_style="numbered")
+
+
 def test_compact_mixture_samples_are_what_a_compact_agent_sends():
     gen = generate_mixture(read_tools(HOME, "auto"), 40, seed=5, docs="compact")
     assert gen.config["docs"] == "compact"

@@ -66,7 +66,8 @@ class Oracle:
             )
         if len(seen) < len(self.task.steps):
             return umi.render_plan(self.task.steps[len(seen)][0], "caller")
-        return umi.render_plan("I have all the information needed to answer.", "conclusion")
+        done = getattr(self.task, "extra", {}).get("conclusion")
+        return umi.render_plan(done or "I have all the information needed to answer.", "conclusion")
 
     def _call(self, prompt: Any) -> str:
         seen = observations(prompt)

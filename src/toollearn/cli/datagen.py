@@ -89,6 +89,9 @@ def _extra(kind: str, p: argparse.ArgumentParser) -> None:
     if kind == "umi":
         p.add_argument("--test-steps", type=int, default=300,
                        help="planner steps of the held-out trajectory test set")  # fmt: skip
+        p.add_argument("--plan-style", choices=("plain", "counted"), default="plain",
+                       help="planner rationales: plain (alpha-UMi's) or counted ('Step 2 of "
+                       "3: ...', 'All 3 steps are done; ...'), train and test alike")  # fmt: skip
     if kind == "deer":
         p.add_argument("--nosearch", type=int, default=1000, help="NoSearch queries")
         p.add_argument("--answer-engine", default="llama",
@@ -179,7 +182,8 @@ def _generate(args: argparse.Namespace, root: str | None, ex: Any) -> Any:
         return generate_mixture(tools, args.n, seed=args.seed, p_mask=args.mask, exclusions=ex,
                                 source=source, docs=args.docs)  # fmt: skip
     if args.kind == "umi":
-        return jobs.run_umi(tools, args.n, args.test_steps, args.seed, ex, args.out)
+        return jobs.run_umi(tools, args.n, args.test_steps, args.seed, ex, args.out,
+                            args.plan_style)  # fmt: skip
     return _generate_other(args, root, ex)
 
 

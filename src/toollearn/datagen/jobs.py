@@ -82,19 +82,21 @@ def write_job(out: str | Path, gen: Generated, ex: Exclusions, tokens: bool = Tr
 
 
 def run_umi(tools: list[Tool], n: int, test_steps: int, seed: int, ex: Exclusions,
-            out: str | Path) -> Generated:  # fmt: skip
+            out: str | Path, plan_style: str = "plain") -> Generated:  # fmt: skip
     """Train trajectories (never a held-out tool) and a held-out test set of at least
-    `test_steps` planner steps from the held-out sub-fields' tools; both written as files."""
+    `test_steps` planner steps from the held-out sub-fields' tools; both written as files,
+    both with the planner rationales of `plan_style` (datagen.umi.PLAN_STYLES)."""
     from toollearn.data.trajectories import write_trajectories
     from toollearn.datagen.umi import generate_trajectories, role_samples, step_count
 
-    train, gen = generate_trajectories(tools, n, seed=seed, exclusions=ex)
+    train, gen = generate_trajectories(tools, n, seed=seed, exclusions=ex, plan_style=plan_style)
     held = [t for t in tools if t.category in ex.held_out_subfields]
     test: list[Any] = []
     if test_steps and held:
         start = 0
         while step_count(test) < test_steps and start < 50 * test_steps:
-            batch, _ = generate_trajectories(held, 50, seed=seed + 100_000 + start)
+            batch, _ = generate_trajectories(held, 50, seed=seed + 100_000 + start,
+                                             plan_style=plan_style)  # fmt: skip
             test += batch
             start += 50
     elif test_steps:

@@ -9,6 +9,10 @@ give-up cases: the tool a step needs is not among those shown, so the planner sa
 up. Trajectories are written in alpha-UMi's released format and split into planner, caller,
 summarizer and single-LLM samples (`to_training_sample`, loss on the role's span only).
 
+The "counted" plan style numbers the planner's rationales (`Step 2 of 3: ...`, then `All 3
+steps are done; ...`), so a small planner reads how many sub-tasks are left off its own history
+instead of re-counting the query's; "plain" keeps alpha-UMi's unnumbered rationales.
+
 The held-out trajectory test set uses only tools of the sub-fields `datagen.leakage` holds out
 for it (`Exclusions.held_out_subfields`): no generator trains on them, and no Seal-Tools test
 or dev instance calls them.
@@ -28,6 +32,7 @@ from toollearn.datagen.phrasing import clause, write_query
 from toollearn.formats.answers import umi
 
 ROLE_FORMATS = ("umi-planner", "umi-caller", "umi-summarizer", "umi-single")
+PLAN_STYLES = ("plain", "counted")
 
 
 @dataclass(frozen=True)
@@ -45,9 +50,11 @@ class PlanTask:
 
 
 def task_from_calls(
-    tid: str, query: str, calls: Sequence[ToolCall], shown: Sequence[Tool], rng: random.Random
-) -> PlanTask:
-    """A plan whose steps are the calls, nested references turned into "$k.field"."""
+    tid: str, query: str, calls: Sequence[ToolCall], shown: Sequence[Tool], rng: random.Random,
+    plan_style: str = "plain",
+) -> PlanTask:  # fmt: skip
+    """A plan whose steps are the calls, nested references turned into "$k.field"; the
+    "counted" style numbers the rationales (see the module docstring)."""
     by_name = {t.name: t for t in shown}
     owner: dict[str, tuple[int, str]] = {}
     producers: dict[str, tuple[str, str]] = {}
@@ -59,6 +66,8 @@ def task_from_calls(
             rid = value.id if isinstance(value, Ref) else value
             args[key] = f"${owner[rid][0]}.{owner[rid][1]}" if rid in owner else value
         thought = _cap(clause(call, tool, rng, producers)) + "."
+        if plan_style == "counted":
+            thought = f"Step {i + 1} of {len(calls)}: {thought}"
         steps.append((thought, call.name, args))
         fields = list(tool.responses) or ["result"]
         for rid, name in zip(call.responses, fields):
@@ -70,7 +79,11 @@ def task_from_calls(
         + "."
         for i, c in enumerate(calls)
     )
-    return PlanTask(tid, query, tuple(t.name for t in shown), tuple(steps), answer)
+    extra = {}
+    if plan_style == "counted":
+        done = "The step is" if len(calls) == 1 else f"All {len(calls)} steps are"
+        extra["conclusion"] = f"{done} done; I have all the information needed to answer."
+    return PlanTask(tid, query, tuple(t.name for t in shown), tuple(steps), answer, extra=extra)
 
 
 def _cap(text: str) -> str:
@@ -123,15 +136,20 @@ def record_trajectory(task: PlanTask, shown: Sequence[Tool], seed: int = 0):
 
 def generate_trajectories(
     tools: Sequence[Tool], n: int, *, seed: int = 0, exclusions: Exclusions | None = None,
-    p_give_up: float = 0.1, mix: dict[str, float] | None = None,
+    p_give_up: float = 0.1, mix: dict[str, float] | None = None, plan_style: str = "plain",
 ) -> tuple[list[Any], Generated]:  # fmt: skip
-    """n recorded trajectories over `tools` (instances from datagen.seal), with rejections."""
+    """n recorded trajectories over `tools` (instances from datagen.seal), with rejections;
+    `plan_style` is one of PLAN_STYLES."""
     from toollearn.datagen.seal import ToolPool, check_instance, plan_calls
 
+    if plan_style not in PLAN_STYLES:
+        raise ValueError(f"plan style must be one of {PLAN_STYLES}, not {plan_style!r}")
     pool = ToolPool(tools, exclusions)
     mix = mix or {"single": 0.25, "multi": 0.45, "nested": 0.3}
     out = Generated(config={"generator": "umi", "n": n, "seed": seed, "mix": mix,
                             "p_give_up": p_give_up, "tools": len(pool.tools)})  # fmt: skip
+    if plan_style != "plain":  # the plain style's config (and so its data hash) stays as it was
+        out.config["plan_style"] = plan_style
     trajectories = []
     for i in range(n):
         rng = random.Random(f"umi:{seed}:{i}")
@@ -151,7 +169,7 @@ def generate_trajectories(
             shown = [t for t in shown if t.name != missing.name]
             task = give_up_task(f"umi-{seed}-{i}", query, missing, shown)
         else:
-            task = task_from_calls(f"umi-{seed}-{i}", query, calls, shown, rng)
+            task = task_from_calls(f"umi-{seed}-{i}", query, calls, shown, rng, plan_style)
         traj = record_trajectory(task, shown, seed)
         if traj is None:
             out.reject("episode did not end as planned")
