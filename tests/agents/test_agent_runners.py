@@ -120,3 +120,57 @@ def test_deer_cli_names_a_gate_tool_without_a_similarity_gate(tmp_path, capsys):
     assert main([*base, "--gate-tool", "--call-threshold", "0"]) != 0
     assert "needs a similarity gate" in capsys.readouterr().err
     assert not out.exists()  # nothing was run or written
+
+
+def _gold_agent(traj) -> dict:
+    """Scripted roles that replay a trajectory's gold calls, whatever the tools answer."""
+    from toollearn.agents.oracle import observations
+
+    calls = [m.content for m in traj.conversations if m.role == "caller"]
+
+    def plan(prompt) -> str:
+        return (
+            "Go on. Next: caller."
+            if len(observations(prompt)) < len(calls)
+            else "Done. Next: conclusion."
+        )
+
+    return {"planner": ScriptedEngine(plan),
+            "caller": ScriptedEngine(lambda p: calls[len(observations(p))]),
+            "summarizer": ScriptedEngine(lambda p: "All done.")}  # fmt: skip
+
+
+def test_episodes_score_a_gold_replay_and_an_early_stop(tmp_path):
+    from toollearn.evaluation.runners import episodes
+
+    trajs = read_trajectories(DEMO_TRAJECTORIES)[:6]
+    opts = episodes.EpisodeOptions(constrained=False)
+    records = []
+    for traj in trajs:
+        trace = episodes.run_episode(traj, _gold_agent(traj), opts)
+        records.append({"id": traj.id, "gold": episodes.gold_episode(traj), "trace": trace})
+    scores = episodes.score_records(records)
+    assert scores["success"] == 1.0 and scores["outcomes"] == {"concluded": 6}
+    assert all("prompt" not in s for r in records for s in r["trace"]["steps"])
+
+    stop = ScriptedEngine(lambda p: "Nothing to do. Next: conclusion.")
+    roles = {"planner": stop, "caller": stop, "summarizer": ScriptedEngine(lambda p: "Hm.")}
+    records = episodes.run_episodes(trajs, roles, RunWriter(tmp_path, {}), opts)
+    scores = episodes.score_records(records)
+    gold_calls = sum(len(episodes.gold_episode(t)["calls"]) for t in trajs)
+    assert scores["success"] == 0.0 and scores["ended_right"] == 1.0
+    assert scores["counts"]["concluded_too_early"] == 6 and scores["counts"]["calls_made"] == 0
+    assert scores["counts"]["gold_calls"] == gold_calls == 12
+
+
+def test_episodes_cli_records_engine_failures_and_rescores(tmp_path, capsys):
+    from toollearn.evaluation.rescore import compare
+
+    out = tmp_path / "ep"
+    argv = ["eval", "episodes", "--engine", "scripted", "--limit", "2", "--out", str(out)]
+    assert main(argv) == 0
+    payload = json.loads((out / "scores.json").read_text())
+    assert payload["scores"]["episodes"] == 2 and payload["scores"]["success"] == 0.0
+    assert payload["config"]["benchmark"] == "episodes" and payload["config"]["max_steps"] == 8
+    assert "tools_right" in capsys.readouterr().out
+    assert compare(out) == []

@@ -1,4 +1,5 @@
-"""`toollearn eval deer`, `eval deer-calibrate` and `eval stepwise`: the agent benchmarks."""
+"""`toollearn eval deer`, `eval deer-calibrate`, `eval stepwise` and `eval episodes`: the agent
+benchmarks."""
 
 from __future__ import annotations
 
@@ -22,7 +23,7 @@ from toollearn.cli.common import (
 
 
 def register_eval(eval_sub: Any) -> None:
-    """Add `toollearn eval deer` and `toollearn eval stepwise`."""
+    """Add `toollearn eval deer`, `eval stepwise` and `eval episodes`."""
     from toollearn.agents.decision import PROMPTING
     from toollearn.evaluation.runners.deer import SPLITS
     from toollearn.evaluation.runners.stepwise import MODES
@@ -170,6 +171,25 @@ def register_eval(eval_sub: Any) -> None:
     add_engine_args(s)
     add_run_args(s)
     s.set_defaults(func=run_stepwise_cli)
+
+    e = eval_sub.add_parser(
+        "episodes",
+        help="alpha-UMi end to end: the multi-role agent runs each trajectory's query itself",
+        description="The multi-role agent runs each trajectory's query on its own (no gold "
+        "history), its tools simulated (seeded, made-up outputs). An episode succeeds "
+        "when it ends as the gold one (concluded or gave up) after calling the gold tools in "
+        "the gold order. Without --file, the shipped demo trajectories.",
+    )
+    e.add_argument("--file", default=None, help="trajectory JSON (alpha-UMi format)")
+    add_role_args(e)
+    e.add_argument("--free", action="store_true",
+                   help="no grammars (default: the planner's role choice and the caller's "
+                   "action are constrained, as in `eval stepwise`)")  # fmt: skip
+    e.add_argument("--max-steps", type=int, default=None,
+                   help="planner turns per episode (default 8)")  # fmt: skip
+    add_engine_args(e)
+    add_run_args(e)
+    e.set_defaults(func=run_episodes_cli)
 
 
 def run_deer_cli(args: argparse.Namespace) -> int:
@@ -447,5 +467,36 @@ def run_stepwise_cli(args: argparse.Namespace) -> int:
     label = f"{args.mode}: {specs['planner']}"
     print(format_table(stepwise.summary_rows(scores, label), stepwise.COLUMNS))
     print(stepwise.plan_errors(scores))
+    print(f"scores: {path}", file=sys.stderr)
+    return 0
+
+
+def run_episodes_cli(args: argparse.Namespace) -> int:
+    """Load trajectories and role engines, run the missing episodes, score, print the row."""
+    from toollearn.agents.oracle import DEMO_TRAJECTORIES
+    from toollearn.data.trajectories import read_trajectories
+    from toollearn.evaluation.report import format_table
+    from toollearn.evaluation.runners import episodes, stepwise
+    from toollearn.evaluation.runners.base import RunWriter, parse_shard, take_shard, with_shard
+
+    file = Path(args.file) if args.file else DEMO_TRAJECTORIES
+    trajectories = read_trajectories(stepwise.trajectory_file(file))
+    if args.limit is not None:
+        trajectories = trajectories[: args.limit]
+    shard = parse_shard(args.shard)
+    trajectories = take_shard(trajectories, shard)
+    specs = role_specs(args)
+    opts = episodes.EpisodeOptions(not args.free, args.max_steps or episodes.MAX_STEPS, args.seed)
+    config = {"benchmark": "episodes", "file": "builtin:demo" if args.file is None else str(file),
+              "limit": args.limit, "engines": specs, "seed": args.seed,
+              "constrained": opts.constrained, "max_steps": opts.max_steps}  # fmt: skip
+    writer = RunWriter(Path(args.out), with_shard(config, shard))
+    roles = load_engines(specs, args.threads, **llama_flags(args))
+    writer.record_engine(roles)
+    t0 = time.perf_counter()
+    records = episodes.run_episodes(trajectories, roles, writer, opts)
+    scores = episodes.score_records(records)
+    path = writer.write_scores(scores, {"wall_seconds_predict": round(time.perf_counter() - t0, 1)})
+    print(format_table([episodes.summary_row(scores, specs["planner"])], episodes.COLUMNS))
     print(f"scores: {path}", file=sys.stderr)
     return 0

@@ -15,7 +15,7 @@ from typing import Any
 from toollearn.core.errors import DataError
 from toollearn.evaluation.runners.base import read_records
 
-BENCHMARKS = ("seal-tools", "deer", "stepwise", "apps")
+BENCHMARKS = ("seal-tools", "deer", "stepwise", "episodes", "apps")
 
 
 def benchmark_of(config: dict[str, Any]) -> str:
@@ -47,6 +47,10 @@ def rescore_run(
         return deer.score_records(records, examples)
     if kind == "stepwise":
         return _stepwise(config, records)
+    if kind == "episodes":
+        from toollearn.evaluation.runners.episodes import score_records as score_episodes
+
+        return score_episodes(records)
     if kind == "apps":
         from toollearn.evaluation.runners.apps import score_records as score_app
 
