@@ -3,7 +3,7 @@
 The stepwise benchmark gives every step the gold history, so a planner is only asked for the
 next step of an episode that has gone right so far (and, for a "counted" planner, it can copy
 the step count from gold turns). Here the agent plans, calls and concludes on its own, the
-tools simulated from their declared responses (`Environment.simulated`, seeded). An episode
+tools simulated (`Environment.simulated`, seeded). An episode
 succeeds when it ends as the gold one did (concluded, or gave up) after calling the gold
 tools in the gold order. Arguments are not compared (a nested argument takes a simulated
 output); `stepwise` scores them. Each record keeps the agent's trace (prompts left out), and
