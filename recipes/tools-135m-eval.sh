@@ -17,7 +17,8 @@
 # by a gate's margin with this threshold (`toollearn eval deer-calibrate` picks it) instead of
 # the model's greedy branch; CALL_GATE (default model) names the gate: model or similarity;
 # GATE_TOOL=1 calls the pool tool the similarity gate found closest. LABEL (default tools-135m)
-# names the tuned row in the compare tables.
+# names the tuned row in the compare tables. APPS_CHAT=1 sends the apps' prompts as chat
+# messages, the way `datagen apps` trains an adapter (default: raw text, as the base runs).
 # A runtime adapter slows llama.cpp's prompt reading about 2.7x here (f16 LoRA on a Q4_1
 # model, 1 thread), so shard 1/8 of Seal-Tools takes about 25 minutes; `tuned` does not.
 set -euo pipefail
@@ -38,6 +39,8 @@ if [[ -n ${CALL_THRESHOLD:-} ]]; then
   if [[ -n ${GATE_TOOL:-} ]]; then DEER_ARGS+=(--gate-tool); fi
 fi
 APPS_LIMIT=${APPS_LIMIT:-30}
+APPS_ARGS=()
+if [[ -n ${APPS_CHAT:-} ]]; then APPS_ARGS=(--chat); fi
 LABEL=${LABEL:-tools-135m}
 mkdir -p "$OUT"
 step() { [[ " $STEPS " == *" $1 "* ]]; }
@@ -93,9 +96,9 @@ fi
 # Home Search / Trip Booking: system prompt + demos, free and grammar-constrained
 if step apps; then
   "$TL" eval apps-table --apps home-search --configs system+demos,constrained \
-    --limit "$APPS_LIMIT" --out "$OUT/apps-hs" "${ENGINE[@]}" &
+    --limit "$APPS_LIMIT" --out "$OUT/apps-hs" "${APPS_ARGS[@]}" "${ENGINE[@]}" &
   "$TL" eval apps-table --apps trip-booking --configs system+demos,constrained \
-    --limit "$APPS_LIMIT" --out "$OUT/apps-tb" "${ENGINE[@]}" &
+    --limit "$APPS_LIMIT" --out "$OUT/apps-tb" "${APPS_ARGS[@]}" "${ENGINE[@]}" &
   wait
   for cfg in system+demos constrained; do
     compare "apps-hs/home-search/$cfg" "results/apps-table/home-search/$cfg"

@@ -11,7 +11,13 @@ from toollearn.apps.datasets import load_demos, load_tests
 from toollearn.apps.generator import CONFIGS, SYSTEM_PROMPT, ActionGenerator
 from toollearn.apps.grammar import program_constraint, program_grammar
 from toollearn.engines import ScriptedEngine
-from toollearn.evaluation.runners.apps import rescore_run, results_table, run_app, score_records
+from toollearn.evaluation.runners.apps import (
+    app_config,
+    rescore_run,
+    results_table,
+    run_app,
+    score_records,
+)
 
 
 def _generator(config: str, engine=None, app=TripBookingApp, name="trip-booking"):
@@ -116,6 +122,24 @@ def test_runner_scores_resumes_and_tables(tmp_path) -> None:
     table = results_table({("home-search", "demos"): scores}, "scripted")
     assert "| demos | scripted | 25.0 | 75.0 |" in table
     assert "paper: GPT-4" in table and "7.3" in table
+
+
+def test_chat_run_sends_what_datagen_apps_trains_on(tmp_path) -> None:
+    """`run_app(..., chat=True)` prompts exactly as the training samples of `datagen apps`
+    (system + user messages); the run config records it."""
+    from toollearn.datagen.apps import generate_apps
+
+    sample = generate_apps("home-search", n=1, allshot=0.0).samples[0]
+    goal = sample.metadata["query"]
+    engine = ScriptedEngine(lambda p: "API.search()")
+    gen = ActionGenerator(HomeSearchApp, engine, load_demos("home-search"),
+                          app_config("home-search", "system+demos", chat=True))  # fmt: skip
+    prompt = gen.messages_for(goal)
+    assert [(m.role, m.content) for m in prompt] == [(m.role, m.content) for m in sample.messages]
+    run_app("home-search", "system+demos", engine, tmp_path / "c", limit=1, chat=True)
+    config = json.loads((tmp_path / "c" / "config.json").read_text())
+    assert config["generator"]["chat"] is True
+    assert [m.role for m in engine.requests[0]["prompts"][0]] == ["system", "user"]
 
 
 @pytest.mark.model

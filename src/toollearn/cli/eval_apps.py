@@ -20,6 +20,12 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--out", required=True, help="run directory (resumed if it exists)")
     p.add_argument("--limit", type=int, default=None, help="first N test goals only")
     p.add_argument("--batch-size", type=int, default=4)
+    p.add_argument(
+        "--chat",
+        action="store_true",
+        help="send the prompt as chat messages (system + user), the way `datagen apps` "
+        "trains an adapter; by default raw text, as ToolBench prompts a base model",
+    )
 
 
 def register_eval(eval_sub: Any) -> None:
@@ -66,11 +72,13 @@ def run(args: argparse.Namespace) -> int:
 
     engine = load_engine_from_args(args)
     if args.all_configs:
-        print(
-            run_table(engine, args.out, (args.app,), limit=args.limit, batch_size=args.batch_size)
-        )
+        table = run_table(engine, args.out, (args.app,), limit=args.limit,
+                          batch_size=args.batch_size, chat=args.chat)  # fmt: skip
+        print(table)
         return 0
-    scores = run_app(args.app, args.config, engine, args.out, args.limit, args.batch_size)
+    scores = run_app(
+        args.app, args.config, engine, args.out, args.limit, args.batch_size, args.chat
+    )
     print(json.dumps(scores, indent=2))
     return 0
 
@@ -89,7 +97,13 @@ def run_table_cmd(args: argparse.Namespace) -> int:
         raise ToollearnError(f"unknown config(s) {unknown}; use {', '.join(CONFIGS)}")
     apps = tuple(a.strip() for a in args.apps.split(",") if a.strip())
     table = run_table(
-        load_engine_from_args(args), args.out, apps, configs, args.limit, args.batch_size
+        load_engine_from_args(args),
+        args.out,
+        apps,
+        configs,
+        args.limit,
+        args.batch_size,
+        args.chat,
     )
     print(table)
     return 0

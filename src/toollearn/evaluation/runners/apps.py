@@ -60,13 +60,16 @@ PAPER_COMPLEXITY = {"home-search": 7.3, "trip-booking": 11.1}
 MAX_TOKENS = {"home-search": 128, "trip-booking": 300}
 
 
-def app_config(app: str, config: str | GeneratorConfig) -> GeneratorConfig:
-    """A named configuration (or a given one) with the app's token budget."""
+def app_config(app: str, config: str | GeneratorConfig, chat: bool = False) -> GeneratorConfig:
+    """A named configuration (or a given one) with the app's token budget. `chat` sends the
+    prompt as chat messages (system + user), the way `datagen apps` renders its training
+    samples; the named configurations send raw text, as ToolBench prompts a base model."""
     if isinstance(config, GeneratorConfig):
         return config
     if config not in CONFIGS:
         raise ValueError(f"unknown config {config!r}; use one of {', '.join(CONFIGS)}")
     base = CONFIGS[config].to_dict()
+    base["chat"] = chat
     base["max_tokens"] = MAX_TOKENS.get(app, base["max_tokens"])
     if base["constrained"]:  # the grammar bounds the program; let it reach search()
         base["max_tokens"] *= 2
@@ -123,10 +126,12 @@ def run_app(
     out_dir: str | Path,
     limit: int | None = None,
     batch_size: int = 4,
+    chat: bool = False,
 ) -> dict[str, Any]:
-    """Evaluate one app under one configuration; resumes an interrupted run in `out_dir`."""
+    """Evaluate one app under one configuration (as chat messages with `chat`); resumes an
+    interrupted run in `out_dir`."""
     cls = app_class(app)
-    cfg = app_config(app, config)
+    cfg = app_config(app, config, chat)
     demos, tests = load_demos(app), load_tests(app)
     if limit is not None:
         tests = tests[:limit]
@@ -168,13 +173,14 @@ def run_table(
     configs: Sequence[str] = tuple(CONFIGS),
     limit: int | None = None,
     batch_size: int = 4,
+    chat: bool = False,
 ) -> str:
     """Every (app, config) run under out_dir/<app>/<config>; returns the Markdown table."""
     results: dict[tuple[str, str], dict[str, Any]] = {}
     for app in apps:
         for config in configs:
             sub = Path(out_dir) / app / config
-            results[(app, config)] = run_app(app, config, engine, sub, limit, batch_size)
+            results[(app, config)] = run_app(app, config, engine, sub, limit, batch_size, chat)
     table = results_table(results, engine.name, apps, configs)
     (Path(out_dir) / "table.md").write_text(table, encoding="utf-8")
     return table

@@ -1,0 +1,79 @@
+"""Where app programs go wrong, criterion by criterion.
+
+    python results/apps-errors/criteria_errors.py RUN... > results/apps-errors/criteria_errors.md
+
+RUN is a scored app run folder (`predictions.jsonl` of `toollearn eval home-search|trip-booking`
+or `eval apps-table`). Over the programs that execute, each criterion the label or the
+prediction set (`apps.scoring.counted_keys`) is one of: right, missing (the label sets it, the
+prediction left it at the app's default), extra (the prediction sets one the label leaves at its
+default) or wrong (both set, values differ). A goal succeeds only when all are right.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections import Counter
+from pathlib import Path
+
+from toollearn.apps.datasets import app_class
+from toollearn.apps.scoring import counted_keys
+
+KINDS = ("right", "missing", "extra", "wrong")
+
+
+def classify(pred: dict, label: dict, cls) -> dict[str, str]:
+    """criterion -> right / missing / extra / wrong, over the criteria either side set."""
+    pdef, ldef = cls.default_criteria(pred), cls.default_criteria(label)
+    out = {}
+    for key in sorted(counted_keys(pred, label, cls)):
+        p_set = key in pred and (key not in pdef or pdef[key] != pred[key])
+        l_set = key in label and (key not in ldef or ldef[key] != label[key])
+        if pred.get(key) == label.get(key):
+            out[key] = "right"
+        elif l_set and not p_set:
+            out[key] = "missing"
+        elif p_set and not l_set:
+            out[key] = "extra"
+        else:
+            out[key] = "wrong"
+    return out
+
+
+def summarize(run: Path) -> tuple[dict, Counter]:
+    rows = [json.loads(line) for line in (run / "predictions.jsonl").open()]
+    app = rows[0]["id"].split("/")[0]
+    cls = app_class(app)
+    total, per_key = Counter(), Counter()
+    for r in rows:
+        if not r["executable"]:
+            continue
+        for key, kind in classify(r["criteria"], r["label_criteria"], cls).items():
+            total[kind] += 1
+            per_key[key, kind] += 1
+    head = {"run": str(run), "app": app, "goals": len(rows),
+            "success": sum(r["success"] for r in rows),
+            "executable": sum(r["executable"] for r in rows)}  # fmt: skip
+    head.update({k: total[k] for k in KINDS})
+    return head, per_key
+
+
+def main(runs: list[str]) -> None:
+    print("| run | goals | success | executable | criteria right | missing | extra | wrong |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
+    keyed = []
+    for run in runs:
+        head, per_key = summarize(Path(run))
+        keyed.append((head, per_key))
+        print(f"| {head['run']} | {head['goals']} | {head['success']} | {head['executable']} | "
+              + " | ".join(str(head[k]) for k in KINDS) + " |")  # fmt: skip
+    for head, per_key in keyed:
+        print(f"\n{head['run']}: errors by criterion (missing / extra / wrong of the times set)\n")
+        print("| criterion | right | missing | extra | wrong |")
+        print("|---|---:|---:|---:|---:|")
+        for key in sorted({k for k, _ in per_key}):
+            print(f"| {key} | " + " | ".join(str(per_key[key, k]) for k in KINDS) + " |")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
