@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import pytest
 
@@ -89,7 +90,25 @@ def test_grammar_structure() -> None:
 def test_grammar_is_valid_gbnf() -> None:
     llama_cpp = pytest.importorskip("llama_cpp")
     for app in (HomeSearchApp, TripBookingApp):
-        llama_cpp.LlamaGrammar.from_string(program_grammar(app), verbose=False)
+        for order in ("app", "any"):
+            llama_cpp.LlamaGrammar.from_string(program_grammar(app, order), verbose=False)
+
+
+def test_any_order_grammar_admits_the_labels_that_the_app_order_refuses(admits) -> None:
+    """A test label in template order (set_num_beds after set_floor_number) is refused by the
+    app-order grammar and admitted by the any-order one, which still bounds the middle calls
+    (12 for Home Search)."""
+    any_order = program_grammar(HomeSearchApp, "any")
+    head = 'API.set_location("Dallas")\nAPI.set_buy_or_rent("buy")\n'
+    label = head + "API.set_floor_number(11)\nAPI.set_num_beds(2)\nAPI.search()"
+    assert not admits(program_grammar(HomeSearchApp), label)
+    assert admits(any_order, label)
+    assert admits(any_order, head + "API.search()")
+    assert admits(any_order, head + "API.set_num_beds(2)\n" * 12 + "API.search()")
+    assert not admits(any_order, head + "API.set_num_beds(2)\n" * 13 + "API.search()")
+    assert program_constraint(HomeSearchApp, "any").name == "home-search-program-any-order"
+    with pytest.raises(ValueError, match="grammar order"):
+        program_grammar(HomeSearchApp, "sorted")
 
 
 def test_runner_scores_resumes_and_tables(tmp_path) -> None:
@@ -139,6 +158,12 @@ def test_chat_run_sends_what_datagen_apps_trains_on(tmp_path) -> None:
     run_app("home-search", "system+demos", engine, tmp_path / "c", limit=1, chat=True)
     config = json.loads((tmp_path / "c" / "config.json").read_text())
     assert config["generator"]["chat"] is True
+    assert "grammar_order" not in config["generator"]  # the default: old configs still match
+    cfg = app_config("home-search", "constrained", grammar_order="any")
+    assert cfg.to_dict()["grammar_order"] == "any" and cfg.max_tokens == 256
+    assert ActionGenerator(HomeSearchApp, engine, (), replace(cfg, k_demos=0)).constraint.name == (
+        "home-search-program-any-order"
+    )
     assert [m.role for m in engine.requests[0]["prompts"][0]] == ["system", "user"]
 
 

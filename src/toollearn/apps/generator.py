@@ -41,9 +41,15 @@ class GeneratorConfig:
     constrained: bool = False
     chat: bool = False  # send as chat messages (system + user) instead of raw text
     max_tokens: int = 200
+    grammar_order: str = "app"  # constrained: the other calls in the app's order, or "any"
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        """The fields; `grammar_order` only when it is not the default (so the run configs
+        written before it existed still match)."""
+        out = asdict(self)
+        if out["grammar_order"] == "app":
+            del out["grammar_order"]
+        return out
 
 
 CONFIGS: dict[str, GeneratorConfig] = {
@@ -94,7 +100,7 @@ class ActionGenerator:
         if config.constrained:
             from toollearn.apps.grammar import program_constraint
 
-            self.constraint = program_constraint(app)
+            self.constraint = program_constraint(app, config.grammar_order)
 
     def retrieve_apis(self, goal: str) -> list[Tool]:
         """The API docs to show: all of them in the app's order when `k_apis` is None (as

@@ -1,7 +1,10 @@
 """A GBNF grammar for an app's program language, for constrained decoding.
 
-Programs are lines `API.fn(args)`: the app's `first_calls` in order, then any of the other
-API functions at most once each in the app's order, then `API.<last_call>()`. Arguments are
+Programs are lines `API.fn(args)`: the app's `first_calls` in order, then the other API
+functions, then `API.<last_call>()`. With `order="app"` (the default) the other functions come
+at most once each, in the app's definition order; with `order="any"` they come in any order, as
+many calls as there are such functions (the app runs them in any order; a repeated setter
+overwrites its criterion). Arguments are
 typed from the method hints: integer and number literals, double-quoted strings, enum
 literals, string lists, `Loc("...")` and `Date(month, day, year)` (month 1-12, day 1-31).
 Every repetition is bounded, so a constrained answer always terminates.
@@ -50,24 +53,36 @@ def _call_rule(cls: type[App], name: str) -> str:
     return body
 
 
-def program_grammar(cls: type[App]) -> str:
-    """GBNF text (root rule `root`) admitting well-typed, well-ordered programs of `cls`.
+ORDERS = ("app", "any")
 
-    The other API functions come at most once each, in the app's definition order: the
-    criteria's order does not change the result, and this bounds every program (a small model
+
+def program_grammar(cls: type[App], order: str = "app") -> str:
+    """GBNF text (root rule `root`) admitting well-typed programs of `cls`.
+
+    `order="app"`: the other API functions come at most once each, in the app's definition
+    order (the criteria's order does not change the result). `order="any"`: in any order, at
+    most as many calls as there are such functions, so a model trained on programs in another
+    order is not forced off its next call. Either way every program is bounded (a small model
     left free repeats setters until it runs out of tokens and never reaches `search()`).
     """
+    if order not in ORDERS:
+        raise ValueError(f"unknown grammar order {order!r}; use one of {', '.join(ORDERS)}")
     names = cls.api_names()
     rules = [f"{rule_name('call', n)} ::= {_call_rule(cls, n)}" for n in names]
     middle = [n for n in names if n not in cls.first_calls and n != cls.last_call]
-    start, seq = keyed_sequence(
-        "middle", [(f'{rule_name("call", n)} "\\n"', False) for n in middle], sep='""'
-    )
+    if order == "app":
+        start, seq = keyed_sequence(
+            "middle", [(f'{rule_name("call", n)} "\\n"', False) for n in middle], sep='""'
+        )
+    else:
+        alternatives = gbnf_alternatives(rule_name("call", n) for n in middle)
+        start, seq = f"middle{{0,{len(middle)}}}", [f'middle ::= {alternatives} "\\n"']
     head = " ".join(f'{rule_name("call", n)} "\\n"' for n in cls.first_calls)
     root = f"root ::= {head} {start} {rule_name('call', cls.last_call)}"
     return "\n".join([root, PRIMITIVES, *rules, *seq]) + "\n"
 
 
-def program_constraint(cls: type[App]) -> Constraint:
+def program_constraint(cls: type[App], order: str = "app") -> Constraint:
     """The grammar as a `Constraint` engines accept."""
-    return Constraint("gbnf", program_grammar(cls), name=f"{cls.name}-program")
+    suffix = "" if order == "app" else f"-{order}-order"
+    return Constraint("gbnf", program_grammar(cls, order), name=f"{cls.name}-program{suffix}")

@@ -26,6 +26,13 @@ def _common(p: argparse.ArgumentParser) -> None:
         help="send the prompt as chat messages (system + user), the way `datagen apps` "
         "trains an adapter; by default raw text, as ToolBench prompts a base model",
     )
+    p.add_argument(
+        "--grammar-order",
+        choices=["app", "any"],
+        default="app",
+        help="constrained configuration: the API calls after the first ones in the app's "
+        "order (default), or in any order (as many calls as there are such functions)",
+    )
 
 
 def register_eval(eval_sub: Any) -> None:
@@ -73,12 +80,12 @@ def run(args: argparse.Namespace) -> int:
     engine = load_engine_from_args(args)
     if args.all_configs:
         table = run_table(engine, args.out, (args.app,), limit=args.limit,
-                          batch_size=args.batch_size, chat=args.chat)  # fmt: skip
+                          batch_size=args.batch_size, chat=args.chat,
+                          grammar_order=args.grammar_order)  # fmt: skip
         print(table)
         return 0
-    scores = run_app(
-        args.app, args.config, engine, args.out, args.limit, args.batch_size, args.chat
-    )
+    scores = run_app(args.app, args.config, engine, args.out, args.limit, args.batch_size,
+                     args.chat, args.grammar_order)  # fmt: skip
     print(json.dumps(scores, indent=2))
     return 0
 
@@ -104,6 +111,7 @@ def run_table_cmd(args: argparse.Namespace) -> int:
         args.limit,
         args.batch_size,
         args.chat,
+        args.grammar_order,
     )
     print(table)
     return 0

@@ -60,16 +60,20 @@ PAPER_COMPLEXITY = {"home-search": 7.3, "trip-booking": 11.1}
 MAX_TOKENS = {"home-search": 128, "trip-booking": 300}
 
 
-def app_config(app: str, config: str | GeneratorConfig, chat: bool = False) -> GeneratorConfig:
+def app_config(
+    app: str, config: str | GeneratorConfig, chat: bool = False, grammar_order: str = "app"
+) -> GeneratorConfig:
     """A named configuration (or a given one) with the app's token budget. `chat` sends the
     prompt as chat messages (system + user), the way `datagen apps` renders its training
-    samples; the named configurations send raw text, as ToolBench prompts a base model."""
+    samples; the named configurations send raw text, as ToolBench prompts a base model.
+    `grammar_order` ("app" or "any") is the constrained configuration's call order
+    (`apps.grammar.program_grammar`)."""
     if isinstance(config, GeneratorConfig):
         return config
     if config not in CONFIGS:
         raise ValueError(f"unknown config {config!r}; use one of {', '.join(CONFIGS)}")
     base = CONFIGS[config].to_dict()
-    base["chat"] = chat
+    base["chat"], base["grammar_order"] = chat, grammar_order
     base["max_tokens"] = MAX_TOKENS.get(app, base["max_tokens"])
     if base["constrained"]:  # the grammar bounds the program; let it reach search()
         base["max_tokens"] *= 2
@@ -127,11 +131,12 @@ def run_app(
     limit: int | None = None,
     batch_size: int = 4,
     chat: bool = False,
+    grammar_order: str = "app",
 ) -> dict[str, Any]:
-    """Evaluate one app under one configuration (as chat messages with `chat`); resumes an
-    interrupted run in `out_dir`."""
+    """Evaluate one app under one configuration (`app_config`: chat messages with `chat`, the
+    grammar's call order); resumes an interrupted run in `out_dir`."""
     cls = app_class(app)
-    cfg = app_config(app, config, chat)
+    cfg = app_config(app, config, chat, grammar_order)
     demos, tests = load_demos(app), load_tests(app)
     if limit is not None:
         tests = tests[:limit]
@@ -174,13 +179,16 @@ def run_table(
     limit: int | None = None,
     batch_size: int = 4,
     chat: bool = False,
+    grammar_order: str = "app",
 ) -> str:
     """Every (app, config) run under out_dir/<app>/<config>; returns the Markdown table."""
     results: dict[tuple[str, str], dict[str, Any]] = {}
     for app in apps:
         for config in configs:
             sub = Path(out_dir) / app / config
-            results[(app, config)] = run_app(app, config, engine, sub, limit, batch_size, chat)
+            results[(app, config)] = run_app(
+                app, config, engine, sub, limit, batch_size, chat, grammar_order
+            )
     table = results_table(results, engine.name, apps, configs)
     (Path(out_dir) / "table.md").write_text(table, encoding="utf-8")
     return table
