@@ -95,7 +95,7 @@ def test_grammar_is_valid_gbnf() -> None:
 
 
 def test_any_order_grammar_admits_the_labels_that_the_app_order_refuses(admits) -> None:
-    """A test label in template order (set_num_beds after set_floor_number) is refused by the
+    """A program in template order (set_num_beds after set_floor_number) is refused by the
     app-order grammar and admitted by the any-order one, which still bounds the middle calls
     (12 for Home Search)."""
     any_order = program_grammar(HomeSearchApp, "any")
