@@ -4,7 +4,7 @@
 
 RUN is a scored app run folder (`predictions.jsonl` of `toollearn eval home-search|trip-booking`
 or `eval apps-table`). Over the programs that execute, each criterion the label or the
-prediction set (`apps.scoring.counted_keys`) is one of: right, missing (the label sets it, the
+prediction set (`apps.scoring.set_keys`) is one of: right, missing (the label sets it, the
 prediction left it at the app's default), extra (the prediction sets one the label leaves at its
 default) or wrong (both set, values differ). A goal succeeds only when all are right.
 """
@@ -17,23 +17,21 @@ from collections import Counter
 from pathlib import Path
 
 from toollearn.apps.datasets import app_class
-from toollearn.apps.scoring import counted_keys
+from toollearn.apps.scoring import set_keys
 
 KINDS = ("right", "missing", "extra", "wrong")
 
 
 def classify(pred: dict, label: dict, cls) -> dict[str, str]:
     """criterion -> right / missing / extra / wrong, over the criteria either side set."""
-    pdef, ldef = cls.default_criteria(pred), cls.default_criteria(label)
+    p_set, l_set = set_keys(pred, cls), set_keys(label, cls)
     out = {}
-    for key in sorted(counted_keys(pred, label, cls)):
-        p_set = key in pred and (key not in pdef or pdef[key] != pred[key])
-        l_set = key in label and (key not in ldef or ldef[key] != label[key])
+    for key in sorted(p_set | l_set):
         if pred.get(key) == label.get(key):
             out[key] = "right"
-        elif l_set and not p_set:
+        elif key in l_set and key not in p_set:
             out[key] = "missing"
-        elif p_set and not l_set:
+        elif key in p_set and key not in l_set:
             out[key] = "extra"
         else:
             out[key] = "wrong"

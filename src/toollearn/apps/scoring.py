@@ -23,14 +23,16 @@ from toollearn.apps.base import App
 from toollearn.apps.program import run_program
 
 
+def set_keys(criteria: dict[str, Any], app: type[App]) -> set[str]:
+    """The criteria a program set: keys whose value differs from the app's default (computed
+    from these criteria)."""
+    defaults = app.default_criteria(criteria)
+    return {k for k, v in criteria.items() if k not in defaults or defaults[k] != v}
+
+
 def counted_keys(pred: dict[str, Any], label: dict[str, Any], app: type[App]) -> set[str]:
-    """The criteria that a program set: keys whose value differs from the app's default in
-    the prediction or in the label (each side's defaults computed from its own criteria)."""
-    out: set[str] = set()
-    for criteria in (pred, label):
-        defaults = app.default_criteria(criteria)
-        out.update(k for k, v in criteria.items() if k not in defaults or defaults[k] != v)
-    return out
+    """The criteria that the prediction or the label set (`set_keys` of each side)."""
+    return set_keys(pred, app) | set_keys(label, app)
 
 
 def criteria_prf(

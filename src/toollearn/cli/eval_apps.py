@@ -85,7 +85,7 @@ def run(args: argparse.Namespace) -> int:
         print(table)
         return 0
     scores = run_app(args.app, args.config, engine, args.out, args.limit, args.batch_size,
-                     args.chat, args.grammar_order)  # fmt: skip
+                     chat=args.chat, grammar_order=args.grammar_order)  # fmt: skip
     print(json.dumps(scores, indent=2))
     return 0
 
@@ -110,8 +110,8 @@ def run_table_cmd(args: argparse.Namespace) -> int:
         configs,
         args.limit,
         args.batch_size,
-        args.chat,
-        args.grammar_order,
+        chat=args.chat,
+        grammar_order=args.grammar_order,
     )
     print(table)
     return 0

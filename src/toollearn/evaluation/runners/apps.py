@@ -130,6 +130,7 @@ def run_app(
     out_dir: str | Path,
     limit: int | None = None,
     batch_size: int = 4,
+    *,
     chat: bool = False,
     grammar_order: str = "app",
 ) -> dict[str, Any]:
@@ -178,6 +179,7 @@ def run_table(
     configs: Sequence[str] = tuple(CONFIGS),
     limit: int | None = None,
     batch_size: int = 4,
+    *,
     chat: bool = False,
     grammar_order: str = "app",
 ) -> str:
@@ -187,7 +189,7 @@ def run_table(
         for config in configs:
             sub = Path(out_dir) / app / config
             results[(app, config)] = run_app(
-                app, config, engine, sub, limit, batch_size, chat, grammar_order
+                app, config, engine, sub, limit, batch_size, chat=chat, grammar_order=grammar_order
             )
     table = results_table(results, engine.name, apps, configs)
     (Path(out_dir) / "table.md").write_text(table, encoding="utf-8")
