@@ -185,3 +185,44 @@ def test_wrong_value_executes_but_fails() -> None:
     scored = score_program(wrong, [label], HomeSearchApp)
     assert scored["executable"] and not scored["success"]
     assert 0 < scored["f1"] < 1
+
+
+def _sample_args(cls, name: str) -> tuple:
+    """One valid argument tuple for an API function (from its type hints)."""
+    import typing
+
+    from toollearn.apps.base import Date, Loc
+
+    samples = {int: 1, str: "x", Loc: Loc("Boston"), Date: Date.make(8, 15, 2023)}
+    return tuple(
+        typing.get_args(h)[0] if typing.get_origin(h) is typing.Literal else samples[h]
+        for h in cls.hints(name).values()
+    )
+
+
+@pytest.mark.parametrize("booking_type", list(TripBookingApp.branches))
+def test_trip_booking_branches_are_the_rules_the_app_runs(booking_type: str) -> None:
+    """`branches` (which the typed grammar reads) says exactly what a program may and must
+    call per booking type: every other setter raises, and dropping a required one fails."""
+    cls, branch = TripBookingApp, TripBookingApp.branches[booking_type]
+    middle = [n for n in cls.api_names() if n not in (*cls.first_calls, cls.last_call)]
+    for name in middle:
+        app = cls()
+        app.invoke("select_booking_type", (booking_type,))
+        if name in branch.allowed:
+            app.invoke(name, _sample_args(cls, name))
+        else:
+            with pytest.raises(AppError, match="not allowed"):
+                app.invoke(name, _sample_args(cls, name))
+    for dropped in (None, *branch.required):
+        app = cls()
+        app.invoke("select_booking_type", (booking_type,))
+        for name in branch.required:
+            if name != dropped:
+                app.invoke(name, _sample_args(cls, name))
+        if dropped is None:
+            app.invoke("search")
+        else:
+            with pytest.raises(AppError, match="missing required"):
+                app.invoke("search")
+    assert HomeSearchApp.branches == {}

@@ -90,7 +90,7 @@ def test_grammar_structure() -> None:
 def test_grammar_is_valid_gbnf() -> None:
     llama_cpp = pytest.importorskip("llama_cpp")
     for app in (HomeSearchApp, TripBookingApp):
-        for order in ("app", "any"):
+        for order in ("app", "any", "typed"):
             llama_cpp.LlamaGrammar.from_string(program_grammar(app, order), verbose=False)
 
 
@@ -218,3 +218,24 @@ def test_engine_receives_exactly_prompt_and_messages_for(config: str, chat: bool
     assert engine.prompts == [gen.prompt(g)[0] for g in goals]
     assert engine.prompts == [gen.messages_for(g) for g in goals]
     assert all(isinstance(p, list if chat else str) for p in engine.prompts)
+
+
+def test_typed_grammar_follows_the_booking_type(admits) -> None:
+    """The typed grammar refuses a setter the booking type does not take and a program that
+    leaves out a required criterion, both of which the any-order grammar admits; it admits
+    every Trip Booking test label (so the right answer is never excluded). Without branches
+    (Home Search) it is the any-order grammar."""
+    typed, any_order = (program_grammar(TripBookingApp, o) for o in ("typed", "any"))
+    hotels = 'API.select_booking_type("hotels")\nAPI.set_hotel_location(Loc("Rome"))\n'
+    dates = "API.set_checkout_date(Date(5, 3, 2024))\nAPI.set_checkin_date(Date(5, 1, 2024))\n"
+    assert admits(typed, hotels + dates + "API.search()")
+    for wrong in (
+        hotels + dates + 'API.set_origin(Loc("Paris"))\nAPI.search()',  # a ticket setter
+        hotels + "API.set_checkin_date(Date(5, 1, 2024))\nAPI.search()",  # no check-out date
+        hotels + dates + "API.set_checkin_date(Date(5, 1, 2024))\nAPI.search()",  # twice
+    ):
+        assert admits(any_order, wrong) and not admits(typed, wrong)
+    for ex in load_tests("trip-booking"):
+        assert admits(typed, ex.metadata["program"]), ex.id
+    assert program_grammar(HomeSearchApp, "typed") == program_grammar(HomeSearchApp, "any")
+    assert program_constraint(TripBookingApp, "typed").name == "trip-booking-program-typed-order"

@@ -63,6 +63,16 @@ class Date:
         return self.iso
 
 
+@dataclass(frozen=True)
+class Branch:
+    """What one value of an app's branching call allows (e.g. a Trip Booking booking type):
+    the API functions a program may call after it, besides `last_call`, and those among them
+    it must call before `last_call`."""
+
+    allowed: tuple[str, ...]
+    required: tuple[str, ...] = ()
+
+
 # Helper constructors a program may call (by name) besides API functions.
 HELPERS: dict[str, Callable[..., Any]] = {"Loc": Loc, "Date": Date.make}
 
@@ -125,7 +135,9 @@ class App:
 
     `first_calls` must open every program in this order and `last_call` closes it; `result()`
     is the criteria dict recorded by `last_call`, including the `default_criteria` it fills
-    in. One App instance runs one program.
+    in. `branches` maps each value of the last first call's one argument to the `Branch` it
+    opens (empty: no branching); the methods enforce the same rules when a program runs, and
+    the "typed" program grammar reads them. One App instance runs one program.
     """
 
     name: ClassVar[str] = ""
@@ -133,6 +145,7 @@ class App:
     first_calls: ClassVar[tuple[str, ...]] = ()
     last_call: ClassVar[str] = "search"
     helpers: ClassVar[tuple[str, ...]] = ()
+    branches: ClassVar[dict[str, Branch]] = {}
 
     def __init__(self) -> None:
         self.reset()

@@ -41,7 +41,7 @@ class GeneratorConfig:
     constrained: bool = False
     chat: bool = False  # send as chat messages (system + user) instead of raw text
     max_tokens: int = 200
-    grammar_order: str = "app"  # constrained: the other calls in the app's order, or "any"
+    grammar_order: str = "app"  # constrained: the other calls in the app's order, "any", "typed"
 
     def to_dict(self) -> dict[str, Any]:
         """The fields; `grammar_order` only when it is not the default (so the run configs

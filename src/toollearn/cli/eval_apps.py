@@ -6,6 +6,7 @@ import argparse
 import json
 from typing import Any
 
+from toollearn.apps.grammar import ORDERS
 from toollearn.cli.common import add_engine_args, load_engine_from_args
 from toollearn.core.errors import ToollearnError
 
@@ -28,10 +29,11 @@ def _common(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--grammar-order",
-        choices=["app", "any"],
+        choices=list(ORDERS),
         default="app",
         help="constrained configuration: the API calls after the first ones in the app's "
-        "order (default), or in any order (as many calls as there are such functions)",
+        "order (default), in any order (as many calls as there are such functions), or "
+        "typed: any order, only the calls the booking type takes and all it requires",
     )
 
 

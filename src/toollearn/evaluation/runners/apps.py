@@ -66,7 +66,7 @@ def app_config(
     """A named configuration (or a given one) with the app's token budget. `chat` sends the
     prompt as chat messages (system + user), the way `datagen apps` renders its training
     samples; the named configurations send raw text, as ToolBench prompts a base model.
-    `grammar_order` ("app" or "any") is the constrained configuration's call order
+    `grammar_order` ("app", "any" or "typed") is the constrained configuration's call order
     (`apps.grammar.program_grammar`)."""
     if isinstance(config, GeneratorConfig):
         return config
