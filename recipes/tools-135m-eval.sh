@@ -19,6 +19,7 @@
 # GATE_TOOL=1 calls the pool tool the similarity gate found closest. LABEL (default tools-135m)
 # names the tuned row in the compare tables. APPS_CHAT=1 sends the apps' prompts as chat
 # messages, the way `datagen apps` trains an adapter (default: raw text, as the base runs).
+# APPS_GRAMMAR_ORDER (app, any or typed; default app) is the constrained runs' grammar.
 # A runtime adapter slows llama.cpp's prompt reading about 2.7x here (f16 LoRA on a Q4_1
 # model, 1 thread), so shard 1/8 of Seal-Tools takes about 25 minutes; `tuned` does not.
 set -euo pipefail
@@ -41,6 +42,7 @@ fi
 APPS_LIMIT=${APPS_LIMIT:-30}
 APPS_ARGS=()
 if [[ -n ${APPS_CHAT:-} ]]; then APPS_ARGS=(--chat); fi
+APPS_ARGS+=(--grammar-order "${APPS_GRAMMAR_ORDER:-app}")
 LABEL=${LABEL:-tools-135m}
 mkdir -p "$OUT"
 step() { [[ " $STEPS " == *" $1 "* ]]; }
