@@ -67,6 +67,10 @@ def _extra(kind: str, p: argparse.ArgumentParser) -> None:
     if kind == "seal":
         p.add_argument("--teacher", default=None, help="engine spec that writes the queries")
         p.add_argument("--teacher-cache", default=None, help="resumable cache of its queries")
+        p.add_argument("--phrasing", choices=("plain", "varied"), default="plain",
+                       help="template queries: plain (every value named by its parameter, "
+                       "verbatim) or varied (shaped like the dev split: description phrases, "
+                       "quotes, dates in words, sentence lists)")  # fmt: skip
         p.add_argument(
             "--multi-calls",
             default=None,
@@ -168,6 +172,12 @@ def _generate(args: argparse.Namespace, root: str | None, ex: Any) -> Any:
         from toollearn.datagen.seal import generate_seal
 
         writer = None
+        if args.phrasing == "varied" and args.teacher:
+            raise SystemExit("error: --phrasing is for the templates; a --teacher writes its own")
+        if args.phrasing == "varied":
+            from toollearn.datagen.phrasing_varied import write_query_varied
+
+            writer = write_query_varied
         if args.teacher:
             from toollearn.cli.common import load_engine_spec
             from toollearn.datagen.teacher import TeacherQueryWriter

@@ -9,9 +9,10 @@ any tool pool, written as queries, checked, and shown with 5 candidate tools.
   chosen where a response field and a parameter agree in name (or share a word) and type;
   sometimes one more independent call (with a `SealShape`: as many as its counts draw).
 Values come from the tools' own examples ("e.g., ..."), else typed generators (datagen.values);
-the query writer is pluggable (templates by default: datagen.phrasing; any `Engine` as teacher:
-datagen.teacher). Every instance is checked: calls valid against the schemas, every literal
-value findable in the query, references to earlier calls only (a DAG), no duplicate query;
+the query writer is pluggable (templates by default: datagen.phrasing; varied templates shaped
+like the dev split: datagen.phrasing_varied; any `Engine` as teacher: datagen.teacher). Every
+instance is checked: calls valid against the schemas, every literal value findable in the query
+(a date also in words), references to earlier calls only (a DAG), no duplicate query;
 rejections are counted by reason. Candidates are the paper's protocol: the gold tools plus the
 retriever's top distractors, 5 in all, shuffled.
 """
@@ -28,7 +29,7 @@ from toollearn.datagen.dataset import Generated
 from toollearn.datagen.leakage import Exclusions, normalise
 from toollearn.datagen.phrasing import literals, write_query
 from toollearn.datagen.samples import to_training_sample
-from toollearn.datagen.values import literal_text, param_words, value_for
+from toollearn.datagen.values import param_words, spoken_forms, value_for
 
 KINDS = ("single", "multi", "nested")
 DEFAULT_MIX = {"single": 0.3, "multi": 0.55, "nested": 0.15}
@@ -240,8 +241,8 @@ def check_instance(query: str, calls: list[ToolCall], tools: dict[str, Tool]) ->
             return "reference not to an earlier call"
     produced = {r for c in calls for r in c.responses}
     text = query.lower()
-    for value in literals(calls, produced):
-        if literal_text(value).lower() not in text:
+    for value in literals(calls, produced):  # as written, or a date in words
+        if not any(form.lower() in text for form in spoken_forms(value)):
             return "value not in query"
     return ""
 
@@ -271,7 +272,8 @@ def generate_seal(
     seen = {normalise(q) for q in (exclusions.queries if exclusions else ())}
     kinds = list(mix)
     steps: Any = range(n)
-    if writer is not write_query:  # a teacher: slow, resumable, so show progress
+    if not str(getattr(writer, "name", "templates")).startswith("templates"):  # a teacher: slow,
+        # resumable, so show progress
         import sys
 
         from tqdm import tqdm

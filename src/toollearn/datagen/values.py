@@ -14,6 +14,9 @@ import re
 from typing import Any
 
 _EG = re.compile(r"e\.g\.,?\s*([^()]*)", re.IGNORECASE)
+_ISO = re.compile(r"^(\d{4})-(\d{2})-(\d{2})$")
+MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August",
+          "September", "October", "November", "December")  # fmt: skip
 _RANGE = re.compile(r"(-?\d+(?:\.\d+)?)\s*(?:to|-)\s*(-?\d+(?:\.\d+)?)")
 
 CITIES = ["Paris", "Tokyo", "New York", "Berlin", "Cairo", "Sydney", "Toronto", "Mumbai",
@@ -193,3 +196,22 @@ def literal_text(value: Any) -> str:
 def param_words(name: str) -> str:
     """A parameter or tool name as words: `departureDate` -> "departure date"."""
     return _words(name)
+
+
+def _ordinal(day: int) -> str:
+    suffix = "th" if 10 <= day % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(day % 10, "th")
+    return f"{day}{suffix}"
+
+
+def date_words(value: Any) -> list[str]:
+    """An ISO date in words ("May 1, 2022", "1 May 2022", "May 1st, 2022"); [] for others."""
+    m = _ISO.match(value) if isinstance(value, str) else None
+    if not m or not 1 <= int(m.group(2)) <= 12 or not 1 <= int(m.group(3)) <= 31:
+        return []
+    year, month, day = m.group(1), MONTHS[int(m.group(2)) - 1], int(m.group(3))
+    return [f"{month} {day}, {year}", f"{day} {month} {year}", f"{month} {_ordinal(day)}, {year}"]
+
+
+def spoken_forms(value: Any) -> list[str]:
+    """Every way a query may state a literal value: as the calls write it, or a date in words."""
+    return [literal_text(value), *date_words(value)]
