@@ -29,15 +29,23 @@ def _free_port() -> int:
 
 @pytest.fixture(scope="module")
 def server():
-    """`python -m llama_cpp.server` with the embedded model on 127.0.0.1 (killed after)."""
+    """`python -m llama_cpp.server` with the embedded model on 127.0.0.1 (killed after), its
+    models loaded as toollearn loads them (`cpu_weight_buffers`: no AMX buffers on AMX CPUs)."""
     pytest.importorskip("llama_cpp.server.app")
     from toollearn.engines.llama import embedded_model_path
 
     port = _free_port()
+    launch = (  # the server's own model loading, with the weight buffers that suit this CPU
+        "import runpy, sys\n"
+        "from toollearn.engines.llama import cpu_weight_buffers\n"
+        "sys.argv[0] = 'llama_cpp.server'\n"
+        "with cpu_weight_buffers():\n"
+        "    runpy.run_module('llama_cpp.server', run_name='__main__', alter_sys=True)\n"
+    )
     cmd = [
         sys.executable,
-        "-m",
-        "llama_cpp.server",
+        "-c",
+        launch,
         "--model",
         str(embedded_model_path()),
         "--host",

@@ -11,6 +11,7 @@ import importlib.util
 import os
 import time
 from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -86,15 +87,58 @@ def load_llama(path: str | Path, n_ctx: int = 4096, n_threads: int | None = None
     threads = n_threads or default_threads()
     key = (str(path.resolve()), n_ctx, threads, tuple(sorted(kw.items())))
     if key not in _MODELS:
-        _MODELS[key] = llama_cpp.Llama(
-            model_path=str(path),
-            n_ctx=n_ctx,
-            n_threads=threads,
-            n_threads_batch=threads,
-            verbose=False,
-            **kw,
-        )
+        with cpu_weight_buffers(llama_cpp):
+            _MODELS[key] = llama_cpp.Llama(
+                model_path=str(path),
+                n_ctx=n_ctx,
+                n_threads=threads,
+                n_threads_batch=threads,
+                verbose=False,
+                **kw,
+            )
     return _MODELS[key]
+
+
+def extra_buffers(llama_cpp: Any) -> bool:
+    """Whether llama.cpp may put weights in its extra CPU buffers (AMX tiles, repacked blocks).
+    On a CPU with AMX (an Intel Xeon with amx_int8, seen here) they crash multi-sequence
+    decoding (a segfault in llama_decode, engines.llama_batch), so they are off there and on
+    elsewhere. TOOLLEARN_LLAMA_EXTRA_BUFFERS=1 or 0 overrides."""
+    forced = os.environ.get("TOOLLEARN_LLAMA_EXTRA_BUFFERS")
+    if forced is not None:
+        return forced.strip() not in ("0", "false", "no")
+    return b"AMX_INT8 = 1" not in llama_cpp.llama_print_system_info()
+
+
+def cpu_weight_buffers(llama_cpp: Any = None):
+    """A context in which `llama_cpp.Llama` loads models with the extra weight buffers that
+    suit this CPU (`extra_buffers`); wrap any other program that loads models through
+    llama_cpp in it, e.g. `python -m llama_cpp.server` (see tests/engines/test_openai_http.py)."""
+    if llama_cpp is None:
+        import llama_cpp
+    return _weight_buffers(llama_cpp, extra_buffers(llama_cpp))
+
+
+@contextmanager
+def _weight_buffers(llama_cpp: Any, extra: bool) -> Iterator[None]:
+    """Load models with llama.cpp's extra weight buffers on or off. `llama_cpp.Llama` takes no
+    such argument, so its default model parameters are wrapped while it loads."""
+    if extra:
+        yield
+        return
+    bindings = llama_cpp.llama_cpp  # the module `Llama.__init__` reads its defaults from
+    default = bindings.llama_model_default_params
+
+    def params() -> Any:
+        p = default()
+        p.use_extra_bufts = False
+        return p
+
+    bindings.llama_model_default_params = params
+    try:
+        yield
+    finally:
+        bindings.llama_model_default_params = default
 
 
 class LlamaEngine:
