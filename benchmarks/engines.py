@@ -38,6 +38,7 @@ from toollearn.engines.llama import (
     EMBEDDED_PREFILL,
     FLASH_ATTN,
     LlamaEngine,
+    cpu_weight_buffers,
     embedded_model_path,
     quiet_openmp,
 )
@@ -119,9 +120,10 @@ def variants(args) -> tuple[dict[str, Run], object]:
 
     def raw_llama(weights: str, flash_attn: bool):
         path = with_weights(embedded_model_path(), weights)
-        return llama_cpp.Llama(model_path=str(path), n_ctx=4096, n_threads=args.threads,
-                               n_threads_batch=args.threads, flash_attn=flash_attn,
-                               verbose=False)  # fmt: skip
+        with cpu_weight_buffers(llama_cpp):  # the engine's buffers: raw and engine alike
+            return llama_cpp.Llama(model_path=str(path), n_ctx=4096, n_threads=args.threads,
+                                   n_threads_batch=args.threads, flash_attn=flash_attn,
+                                   verbose=False)  # fmt: skip
 
     raw_old, raw_new = raw_llama("file", False), raw_llama(EMBEDDED_PREFILL, FLASH_ATTN)
     old = LlamaEngine(n_threads=args.threads, weights="file", flash_attn=False)
