@@ -3,7 +3,8 @@ test split): the plain templates (datagen.phrasing) name every value by its para
 never quote a value, write dates as the calls do (2022-05-01) and join most lists with
 "First, ... Next, ... Finally, ...". In dev, 38% of the string values that a query states are
 introduced by their parameter's words, 25% are quoted, 101 of its 3,354 values are ISO dates the
-query writes in words ("May 1, 2022"), and 12% of the queries say "First,". So this writer:
+query writes otherwise (mostly in words: "May 1, 2022"), and 12% of the queries say "First,".
+So this writer:
 
 - introduces a value by its parameter's words (45%), by its description's noun phrase ("the
   unique identifier of the neonate", 40%) or by no name at all ("for 'Oslo'", 15%);
@@ -74,7 +75,7 @@ def description_phrase(spec: Any) -> str:
     text = str(text).split("(")[0].strip().rstrip(".").strip()
     text = _ARTICLE.sub("", text)
     if not text or len(text.split()) > 8 or text.split()[0].lower() in VERBS:
-        return ""  # too long, or an instruction ("Specify the ...") rather than a noun phrase
+        return ""  # too long, or an instruction ("Enter the ...") rather than a noun phrase
     return text[:1].lower() + text[1:]
 
 

@@ -272,8 +272,8 @@ def generate_seal(
     seen = {normalise(q) for q in (exclusions.queries if exclusions else ())}
     kinds = list(mix)
     steps: Any = range(n)
-    if not str(getattr(writer, "name", "templates")).startswith("templates"):  # a teacher: slow,
-        # resumable, so show progress
+    templates = str(getattr(writer, "name", "templates")).startswith("templates")
+    if not templates:  # a teacher: slow, resumable, so show progress
         import sys
 
         from tqdm import tqdm

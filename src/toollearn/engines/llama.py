@@ -101,9 +101,9 @@ def load_llama(path: str | Path, n_ctx: int = 4096, n_threads: int | None = None
 
 def extra_buffers(llama_cpp: Any) -> bool:
     """Whether llama.cpp may put weights in its extra CPU buffers (AMX tiles, repacked blocks).
-    On a CPU with AMX (an Intel Xeon with amx_int8, seen here) they crash multi-sequence
-    decoding (a segfault in llama_decode, engines.llama_batch), so they are off there and on
-    elsewhere. TOOLLEARN_LLAMA_EXTRA_BUFFERS=1 or 0 overrides."""
+    On a CPU with AMX (an Intel Xeon with amx_int8, seen here) they crash decoding (a segfault
+    in llama_decode: engines.llama_batch's sequences, llama_cpp.server), so they are off there
+    and on elsewhere. TOOLLEARN_LLAMA_EXTRA_BUFFERS=1 or 0 overrides."""
     forced = os.environ.get("TOOLLEARN_LLAMA_EXTRA_BUFFERS")
     if forced is not None:
         return forced.strip() not in ("0", "false", "no")
