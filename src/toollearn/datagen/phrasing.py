@@ -11,7 +11,7 @@ output of an earlier call) is described by the response field's name instead of 
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from toollearn.core.types import Ref, Tool, ToolCall
@@ -111,20 +111,31 @@ def imperative(description: str, tool_name: str) -> str:
     return f"{verb} {rest}".strip()
 
 
+def plain_argument(name: str, value: Any, tool: Tool, rng: random.Random) -> str:
+    """A literal argument named by its parameter's words, its value verbatim."""
+    return rng.choice(ARG_FRAMES).format(name=param_words(name), value=literal_text(value))
+
+
+ArgumentWriter = Callable[[str, Any, Tool, random.Random], str]
+
+
 def argument_text(
-    call: ToolCall, tool: Tool, rng: random.Random, producers: dict[str, tuple[str, str]]
+    call: ToolCall,
+    tool: Tool,
+    rng: random.Random,
+    producers: dict[str, tuple[str, str]],
+    argument: ArgumentWriter = plain_argument,
 ) -> str:
-    """The arguments of a call in words: literal values verbatim, references described.
+    """The arguments of a call in words: literal values by `argument`, references described.
     producers: {response id: (tool name, response field)} of earlier calls."""
     parts = []
     for name, value in call.arguments.items():
-        words = param_words(name)
         if isinstance(value, Ref) or (isinstance(value, str) and value in producers):
             ref = value.id if isinstance(value, Ref) else value
             field = param_words(producers.get(ref, ("", "result"))[1])
-            parts.append(rng.choice(NESTED_FRAMES).format(field=field, name=words))
+            parts.append(rng.choice(NESTED_FRAMES).format(field=field, name=param_words(name)))
         else:
-            parts.append(rng.choice(ARG_FRAMES).format(name=words, value=literal_text(value)))
+            parts.append(argument(name, value, tool, rng))
     if not parts:
         return ""
     if len(parts) == 1:
@@ -133,10 +144,14 @@ def argument_text(
 
 
 def clause(
-    call: ToolCall, tool: Tool, rng: random.Random, producers: dict[str, tuple[str, str]]
+    call: ToolCall,
+    tool: Tool,
+    rng: random.Random,
+    producers: dict[str, tuple[str, str]],
+    argument: ArgumentWriter = plain_argument,
 ) -> str:
     """One call as an imperative clause with its arguments."""
-    args = argument_text(call, tool, rng, producers)
+    args = argument_text(call, tool, rng, producers, argument)
     return f"{imperative(tool.description, tool.name)} {args}".strip()
 
 
@@ -161,17 +176,27 @@ def request(clauses: Sequence[str], rng: random.Random) -> str:
     return rng.choice(LIST_FRAMES).format(items=". ".join(items))
 
 
-def write_query(calls: Sequence[ToolCall], tools: dict[str, Tool], rng: random.Random) -> str:
-    """A template request for a calling list (refs to earlier calls described in words)."""
+def clauses_of(
+    calls: Sequence[ToolCall],
+    tools: dict[str, Tool],
+    rng: random.Random,
+    argument: ArgumentWriter = plain_argument,
+) -> list[str]:
+    """Each call as a clause, refs to earlier calls described by their response fields."""
     producers: dict[str, tuple[str, str]] = {}
-    clauses = []
+    out = []
     for call in calls:
         tool = tools[call.name]
-        clauses.append(clause(call, tool, rng, producers))
+        out.append(clause(call, tool, rng, producers, argument))
         fields = list(tool.responses) or ["result"]
         for rid, field in zip(call.responses, fields * len(call.responses)):
             producers[rid] = (tool.name, field)
-    return request(clauses, rng)
+    return out
+
+
+def write_query(calls: Sequence[ToolCall], tools: dict[str, Tool], rng: random.Random) -> str:
+    """A template request for a calling list (refs to earlier calls described in words)."""
+    return request(clauses_of(calls, tools, rng), rng)
 
 
 def literals(calls: Sequence[ToolCall], producers: set[str] = frozenset()) -> list[Any]:

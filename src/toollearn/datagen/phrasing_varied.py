@@ -14,7 +14,8 @@ So this writer:
 - joins a list as sentences ("Please ... Then, ... Additionally, I would like to ... Lastly,
   ...") for 60% of the lists, the plain frames otherwise.
 
-Nested arguments are described as in the plain templates. `values.spoken_forms` lists the ways a
+Nested arguments are described as in the plain templates (`phrasing.clauses_of` with this
+module's argument writer). `values.spoken_forms` lists the ways a
 value may be written, which is what the instance check accepts.
 """
 
@@ -25,15 +26,8 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from toollearn.core.types import Ref, Tool, ToolCall
-from toollearn.datagen.phrasing import (
-    ARG_FRAMES,
-    NESTED_FRAMES,
-    VERBS,
-    _cap,
-    imperative,
-    request,
-)
+from toollearn.core.types import Tool, ToolCall
+from toollearn.datagen.phrasing import ARG_FRAMES, VERBS, _cap, clauses_of, request
 from toollearn.datagen.values import date_words, literal_text, param_words
 
 NAME = "templates-varied"
@@ -89,23 +83,6 @@ def _argument(name: str, value: Any, tool: Tool, rng: random.Random) -> str:
     return rng.choice(NAMED_FRAMES).format(name=words, a=article, value=value_text(value, rng))
 
 
-def argument_text(
-    call: ToolCall, tool: Tool, rng: random.Random, producers: dict[str, tuple[str, str]]
-) -> str:
-    """The arguments of a call in words (references described as the plain templates do)."""
-    parts = []
-    for name, value in call.arguments.items():
-        if isinstance(value, Ref) or (isinstance(value, str) and value in producers):
-            ref = value.id if isinstance(value, Ref) else value
-            field = param_words(producers.get(ref, ("", "result"))[1])
-            parts.append(rng.choice(NESTED_FRAMES).format(field=field, name=param_words(name)))
-        else:
-            parts.append(_argument(name, value, tool, rng))
-    if len(parts) <= 1:
-        return "".join(parts)
-    return ", ".join(parts[:-1]) + " and " + parts[-1]
-
-
 def sentences(clauses: Sequence[str], rng: random.Random) -> str:
     """A list of clauses as sentences: a request, then continuations, then a closing one."""
     out = [rng.choice(FIRST).format(c=clauses[0], C=_cap(clauses[0]))]
@@ -118,15 +95,7 @@ def write_query_varied(
     calls: Sequence[ToolCall], tools: dict[str, Tool], rng: random.Random
 ) -> str:
     """A varied template request for a calling list (refs to earlier calls in words)."""
-    producers: dict[str, tuple[str, str]] = {}
-    clauses = []
-    for call in calls:
-        tool = tools[call.name]
-        args = argument_text(call, tool, rng, producers)
-        clauses.append(f"{imperative(tool.description, tool.name)} {args}".strip())
-        fields = list(tool.responses) or ["result"]
-        for rid, field in zip(call.responses, fields * len(call.responses)):
-            producers[rid] = (tool.name, field)
+    clauses = clauses_of(calls, tools, rng, _argument)
     if len(clauses) > 1 and rng.random() < P_SENTENCES:
         return sentences(clauses, rng)
     return request(clauses, rng)
