@@ -46,6 +46,17 @@ def test_seal_grammar_names_only_candidates_and_numbers_responses_across_calls()
     assert "(jint | ref2)" in g and 't0-0-p-f1 ::= "\\"b\\": " jint ' in g
 
 
+def test_distinct_grammar_tracks_the_tools_used_and_leaves_the_plain_one_as_it_was():
+    plain = seal_calls_grammar([ANALYZE, NOARGS], allow_empty=False)
+    assert plain == seal_calls_grammar([ANALYZE, NOARGS], allow_empty=False, distinct=False)
+    assert "-u" not in plain.split("jstr")[0]
+    g = seal_calls_grammar([ANALYZE, NOARGS], allow_empty=False, distinct=True)
+    states = [line for line in g.splitlines() if line.startswith("s")]
+    # start, after analyze (offset 2), after noargs (offset 1); after both: nothing more
+    assert [line.split(" ::=")[0] for line in states] == ["s0-0", "s1-1-u2", "s1-2-u1"]
+    assert "call1-2" in states[2] and "call0" not in states[2]
+
+
 def test_seal_constraint_offers_no_call_when_allowed():
     c = seal_calls_constraint([NOARGS], allow_empty=True)
     assert isinstance(c, Constraint) and c.kind == "gbnf"
@@ -142,6 +153,19 @@ def _admits(gbnf: str, text: str) -> bool:
 )
 def test_llama_grammar_admits_exactly_well_formed_calls(text, ok):
     assert _admits(seal_calls_grammar([ANALYZE, NOARGS], allow_empty=False), text) is ok
+
+
+@pytest.mark.model
+def test_llama_distinct_grammar_refuses_a_repeated_tool():
+    once = '[{"api": "noargs", "parameters": {}, "responses": ["API_call_0"]}'
+    other = ',{"api": "analyze", "parameters": {"a": "x"}, "responses": '
+    other += '["API_call_1","API_call_2"]}'
+    again = ',{"api": "noargs", "parameters": {}, "responses": ["API_call_1"]}'
+    g = seal_calls_grammar([ANALYZE, NOARGS], allow_empty=False, distinct=True)
+    assert _admits(g, once + other + "]")
+    assert not _admits(g, once + again + "]")
+    plain = seal_calls_grammar([ANALYZE, NOARGS], allow_empty=False)
+    assert _admits(plain, once + again + "]")
 
 
 def _render(calls) -> str:

@@ -71,6 +71,17 @@ def test_paper_candidates_keep_the_run_config_unchanged():
     assert options_config(SealRunOptions(candidates="bm25"))["candidates"] == "bm25"
 
 
+def test_distinct_tools_reaches_the_grammar_and_the_config_only_when_on(examples):
+    from toollearn.evaluation.runners.seal_tools import constraint_plan
+
+    assert "distinct_tools" not in options_config(SealRunOptions())
+    on = SealRunOptions(distinct_tools=True)
+    assert options_config(on)["distinct_tools"] is True
+    ex = examples[0]
+    assert "-u1 ::=" in constraint_plan(ex, on, 0, "").grammar
+    assert "-u1 ::=" not in constraint_plan(ex, SealRunOptions(), 0, "").grammar
+
+
 def test_retriever_candidates_replace_prompt_and_record_misses(examples):
     got = retrieve_candidates(examples, "bm25", sample=True)
     for ex, new in zip(examples, got):

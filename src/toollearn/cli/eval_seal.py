@@ -78,6 +78,12 @@ def register_eval(eval_sub: Any) -> None:
         "them again with calls and strings capped, so every answer completes; the run config "
         "records the policy and scores.json counts the retried answers)",
     )
+    p.add_argument(
+        "--distinct-tools",
+        action="store_true",
+        help="constrained call lists call each candidate tool at most once (no Seal-Tools dev "
+        "answer repeats a tool; the run config records it)",
+    )
     p.add_argument("--stop", action="append", default=[], help="stop string (repeatable)")
     p.add_argument(
         "--batch-size",
@@ -156,6 +162,7 @@ def run(args: argparse.Namespace) -> int:
             candidates=args.candidates,
             retriever_model=encoder.model_id if encoder is not None else None,
             retry=not args.no_retry,
+            distinct_tools=args.distinct_tools and constrained,
         )
         config = {
             "benchmark": "seal-tools",

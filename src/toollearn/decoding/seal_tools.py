@@ -4,7 +4,8 @@ Admits `[{"api": "<candidate>", "parameters": {...}, "responses": ["API_call_k",
 where each tool's parameters appear in declared order (required present, optional skippable),
 values have the declared JSON type (or are a nested reference "API_call_<n>"), and each call
 gets exactly max(1, #response fields) response ids, numbered across the list as in the data.
-`[]` (no call) is admitted when `allow_empty`.
+`[]` (no call) is admitted when `allow_empty`. With `distinct`, each candidate is called at most
+once in a list: no Seal-Tools dev answer repeats a tool (0 of 700; 3 of the 1,354 test answers).
 
 String values leave out the characters the authors' scorer cannot read (OFFICIAL_UNSAFE): it
 turns every ' into " before json.loads, and it finds the end of the list by counting [ and ]
@@ -83,11 +84,13 @@ def seal_calls_grammar(
     allow_empty: bool = True,
     max_calls: int = MAX_CALLS,
     max_string: int | None = None,
+    distinct: bool = False,
 ) -> str:
     """The GBNF text of the Seal-Tools call-list constraint for these candidate tools.
 
     A call whose response ids start at k may reference only API_call_0..k-1 in non-string
-    values (so no dangling references there). `max_string` bounds string values (characters).
+    values (so no dangling references there). `max_string` bounds string values (characters);
+    `distinct` admits each tool at most once per list.
     """
     if not tools:
         raise ValueError("seal_calls_constraint needs at least one candidate tool")
@@ -108,28 +111,38 @@ def seal_calls_grammar(
             lines.append(f"{name} ::= {head} {body} {start} {_responses_literal(off, tools[i])}")
         return name
 
-    # States (calls so far, responses so far) decide what may follow and how ids are numbered.
-    todo, seen, states, offsets = [(0, 0)], {(0, 0)}, [], set()
+    # States (calls so far, responses so far, tools used when `distinct`) decide what may
+    # follow and how ids are numbered.
+    every = (1 << len(tools)) - 1 if distinct else 0
+    start = (0, 0, 0)
+    todo, seen, states, offsets = [start], {start}, [], set()
     while todo:
-        n, off = todo.pop()
+        n, off, used = todo.pop()
         alts = []
         for i, tool in enumerate(tools):
-            nxt = (n + 1, off + response_count(tool))
+            if used & (1 << i):
+                continue
+            nxt = (n + 1, off + response_count(tool), used | (1 << i) if distinct else 0)
             tail = '"]"'
-            if nxt[0] < max_calls:
-                tail = f'("," s{nxt[0]}-{nxt[1]} | "]")'
+            if nxt[0] < max_calls and (not distinct or nxt[2] != every):
+                tail = f'("," {_state_name(nxt)} | "]")'
                 if nxt not in seen:
                     seen.add(nxt)
                     todo.append(nxt)
             alts.append(f"{call_rule(i, off)} {tail}")
             offsets.add(off)
-        states.append(f"s{n}-{off} ::= " + " | ".join(alts))
+        states.append(f"{_state_name((n, off, used))} ::= " + " | ".join(alts))
     refs = [ref_rule_line(o) for o in sorted(offsets) if o]
-    root = '"[" s0-0' + (' | "[]"' if allow_empty else "")
+    root = f'"[" {_state_name(start)}' + (' | "[]"' if allow_empty else "")
     prims = json_primitives(OFFICIAL_UNSAFE)
     if max_string:
         prims = prims.replace('jchar+ "', f'jchar{{1,{int(max_string)}}} "')
     return "\n".join([f"root ::= {root}", *sorted(states), *lines, *refs, prims]) + "\n"
+
+
+def _state_name(state: tuple[int, int, int]) -> str:
+    n, off, used = state
+    return f"s{n}-{off}" + (f"-u{used}" if used else "")
 
 
 def seal_calls_constraint(
@@ -137,7 +150,8 @@ def seal_calls_constraint(
     allow_empty: bool = True,
     max_calls: int = MAX_CALLS,
     max_string: int | None = None,
+    distinct: bool = False,
 ) -> Constraint:
     """A GBNF constraint admitting only Seal-Tools call lists over these candidates."""
-    grammar = seal_calls_grammar(tools, allow_empty, max_calls, max_string)
+    grammar = seal_calls_grammar(tools, allow_empty, max_calls, max_string, distinct)
     return Constraint("gbnf", grammar, name="seal-calls")

@@ -40,6 +40,7 @@ class SealRunOptions:
     candidates: str = "paper"  # or our retriever over the full pool: METHOD[:MODEL_DIR]
     retriever_model: str | None = None  # the fine-tuned encoder's id (with its hash), if any
     retry: bool = True  # regenerate constrained answers cut off by max_tokens (RETRY_POLICY)
+    distinct_tools: bool = False  # constrained lists call each candidate at most once
 
 
 RETRY_POLICY = (
@@ -159,7 +160,9 @@ def constraint_plan(ex: Example, opts: SealRunOptions, attempt: int, previous: s
         max_calls = MAX_CALLS
     elif max_calls is None:  # keep the calls the first attempt finished
         max_calls = max(1, len(_FINISHED_CALL.findall(previous)))
-    return seal_calls_constraint(ex.tools, opts.allow_empty, max_calls, max_string)
+    return seal_calls_constraint(
+        ex.tools, opts.allow_empty, max_calls, max_string, distinct=opts.distinct_tools
+    )
 
 
 def _batches(items: Sequence[Example], size: int) -> Iterator[list[Example]]:
@@ -355,5 +358,7 @@ def options_config(opts: SealRunOptions) -> dict[str, Any]:
     if d["retriever_model"] is None:
         del d["retriever_model"]
     del d["retry"]
+    if not opts.distinct_tools:  # the default: configs stay as before
+        del d["distinct_tools"]
     d["retry_truncated"] = RETRY_POLICY if opts.retry and opts.constrained else "off"
     return d
