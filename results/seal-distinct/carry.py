@@ -1,14 +1,16 @@
-"""Seed a `--distinct-tools` run with the answers of a finished plain run that it would repeat.
+"""Seed a run whose grammar is narrower (--distinct-tools, --copy-strings) with the answers of a
+finished run that it would generate again.
 
-The distinct grammar only removes continuations that call a tool a second time, and decoding is
-greedy, so an answer that called no tool twice, finished (finish_reason "stop") and needed no
-retry is the one the distinct run generates too. Those records are copied (stamped
-`carried_from`), with the sessions that made them; `toollearn eval seal-tools ... --distinct-tools`
-then resumes the run and generates only the rest. `check.sh` regenerates a shard without
-carrying anything and compares.
+Both options only remove continuations: --distinct-tools those that call a tool a second time,
+--copy-strings those that write a string-typed value that is not a span of the query. Decoding
+is greedy, so an answer that finished (finish_reason "stop") without a retry and that the
+narrower grammar admits is the one the narrower run generates too. Those records are copied
+(stamped `carried_from`), with the sessions that made them; `toollearn eval seal-tools ...`
+with the new options then resumes the run and generates only the rest. `check.sh` regenerates
+a shard without carrying anything and compares.
 
     python results/seal-distinct/carry.py FROM_RUN OUT_DIR --engine ENGINE [--shard K/N]
-        [--data-root ../shared/data]
+        [--copy-strings] [--data-root ../shared/data]
 """
 
 from __future__ import annotations
@@ -16,29 +18,67 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
+from typing import Any
 
+from toollearn.core.types import Example
+from toollearn.decoding.seal_tools import OFFICIAL_UNSAFE
 from toollearn.evaluation.runners.base import parse_shard, take_shard
 from toollearn.evaluation.runners.seal_tools import load_prompts
 
 
-def repeats_a_tool(output: str) -> bool | None:
-    """Whether the answer calls a tool twice (None: not a JSON call list)."""
+def _calls(output: str) -> list[dict[str, Any]] | None:
     try:
         calls = json.loads(output)
     except (TypeError, ValueError):
         return None
-    if not isinstance(calls, list):
+    return [c for c in calls if isinstance(c, dict)] if isinstance(calls, list) else None
+
+
+def repeats_a_tool(output: str) -> bool | None:
+    """Whether the answer calls a tool twice (None: not a JSON call list)."""
+    calls = _calls(output)
+    if calls is None:
         return None
-    names = [c.get("api") for c in calls if isinstance(c, dict)]
+    names = [c.get("api") for c in calls]
     return len(names) != len(set(names))
 
 
-def carried(record: dict) -> bool:
+def is_span(value: str, query: str) -> bool:
+    """Whether `copy_rules(query)` admits this string value."""
+    usable = all(ch not in OFFICIAL_UNSAFE and ch not in '"\\' and ord(ch) >= 0x20 for ch in value)
+    return bool(value) and not value[0].isspace() and usable and value in query
+
+
+def copies_strings(output: str, example: Example) -> bool:
+    """Whether every string-typed value of the answer is a span of the query (a string that
+    looks like a nested reference counts as not, so such answers are generated again)."""
+    tools = {t.name: t for t in example.tools}
+    for call in _calls(output) or []:
+        tool = tools.get(call.get("api"))
+        params = call.get("parameters")
+        if tool is None or not isinstance(params, dict):
+            return False
+        for name, value in params.items():
+            spec = tool.properties.get(name, {})
+            kind = spec.get("type") if isinstance(spec, dict) else None
+            stringy = kind == "string" or (isinstance(kind, list) and "string" in kind)
+            if not stringy or spec.get("enum"):
+                continue
+            if not isinstance(value, str) or not is_span(value, example.query):
+                return False
+    return True
+
+
+def carried(record: dict, example: Example | None = None, copy: bool = False) -> bool:
+    """Whether the narrower run (distinct tools, and string spans when `copy`) generates this
+    answer again."""
+    output = record.get("output", "")
     return (
         record.get("error") is None
         and record.get("retries") == 0
         and record.get("finish_reason") == "stop"
-        and repeats_a_tool(record.get("output", "")) is False
+        and repeats_a_tool(output) is False
+        and (not copy or (example is not None and copies_strings(output, example)))
     )
 
 
@@ -48,17 +88,25 @@ def main() -> None:
     ap.add_argument("out", type=Path)
     ap.add_argument("--engine", required=True, help="the --engine the resumed run gets")
     ap.add_argument("--shard", default=None)
+    ap.add_argument("--copy-strings", action="store_true")
     ap.add_argument("--data-root", default="../shared/data")
     args = ap.parse_args()
     config = json.loads((args.source / "config.json").read_text())
+    config.pop("shard", None)
     config = {**config, "engine": args.engine, "distinct_tools": True}
+    if args.copy_strings:
+        config["copy_strings"] = True
     shard = parse_shard(args.shard)
     if shard is not None:
         config["shard"] = f"{shard[0]}/{shard[1]}"
     records = [json.loads(x) for x in (args.source / "predictions.jsonl").read_text().splitlines()]
-    ids = [ex.id for ex in load_prompts(config["split"], args.data_root)]
-    wanted = set(take_shard(ids, shard))
-    keep = [r for r in records if r["id"] in wanted and carried(r)]
+    prompts = load_prompts(config["split"], args.data_root)
+    examples = {ex.id: ex for ex in take_shard(prompts, shard)}
+    keep = [
+        {k: v for k, v in r.items() if k != "carried_from"}
+        for r in records
+        if r["id"] in examples and carried(r, examples[r["id"]], args.copy_strings)
+    ]
     args.out.mkdir(parents=True, exist_ok=False)
     (args.out / "config.json").write_text(json.dumps(config, indent=2) + "\n")
     sessions = {r.get("session") for r in keep}
@@ -70,7 +118,7 @@ def main() -> None:
     with (args.out / "predictions.jsonl").open("w") as f:
         for r in keep:
             f.write(json.dumps({**r, "carried_from": str(args.source)}, ensure_ascii=False) + "\n")
-    print(f"{args.out}: carried {len(keep)} of the shard's {len(wanted)} answers")
+    print(f"{args.out}: carried {len(keep)} of the shard's {len(examples)} answers")
 
 
 if __name__ == "__main__":

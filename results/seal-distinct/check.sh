@@ -1,19 +1,28 @@
 #!/usr/bin/env bash
-# The carry check: shard 1/64 of the test set (22 queries) generated with --distinct-tools from
-# scratch, nothing carried; every answer carry.py would have carried must come out byte for byte.
+# The carry check: shard 1/64 of the test set (22 queries) generated from scratch, nothing
+# carried, with the narrower grammar; every answer of SOURCE that carry.py would carry must come
+# out byte for byte.
+#   bash results/seal-distinct/check.sh                      (--distinct-tools, from v3's run)
+#   bash results/seal-distinct/check.sh results/seal-distinct/all runs/seal-copy/check --copy-strings
 set -euo pipefail
 source .venv/bin/activate
-toollearn eval seal-tools --split all --constrained --distinct-tools --n-seq 8 \
-  --data-root ../shared/data --engine tuned --threads 1 --shard 1/64 --out runs/seal-distinct/check
-python - <<'PY'
+SOURCE=${1:-results/seal-full-v3}
+OUT=${2:-runs/seal-distinct/check}
+COPY=${3:-}
+toollearn eval seal-tools --split all --constrained --distinct-tools $COPY --n-seq 8 \
+  --data-root ../shared/data --engine tuned --threads 1 --shard 1/64 --out "$OUT"
+python - "$SOURCE" "$OUT" "$COPY" <<'PY'
 import json, sys
 sys.path.insert(0, "results/seal-distinct")
 from carry import carried
+from toollearn.evaluation.runners.seal_tools import load_prompts
+source, out, copy = sys.argv[1], sys.argv[2], bool(sys.argv[3])
 load = lambda p: {r["id"]: r for r in map(json.loads, open(p))}
-v3, new = load("results/seal-full-v3/predictions.jsonl"), load("runs/seal-distinct/check/predictions.jsonl")
-same = [i for i in new if carried(v3[i])]
-diff = [i for i in same if new[i]["output"] != v3[i]["output"]]
+old, new = load(f"{source}/predictions.jsonl"), load(f"{out}/predictions.jsonl")
+examples = {ex.id: ex for ex in load_prompts("all", "../shared/data")}
+same = [i for i in new if carried(old[i], examples[i], copy)]
+diff = [i for i in same if new[i]["output"] != old[i]["output"]]
 print(f"{len(same)} of {len(new)} answers carryable; {len(diff)} differ: {diff}")
-rest = [i for i in new if not carried(v3[i])]
-print(f"{len(rest)} regenerated; {sum(new[i]['output'] != v3[i]['output'] for i in rest)} changed")
+rest = [i for i in new if i not in same]
+print(f"{len(rest)} regenerated; {sum(new[i]['output'] != old[i]['output'] for i in rest)} changed")
 PY

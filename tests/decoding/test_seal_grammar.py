@@ -9,7 +9,7 @@ import pytest
 from toollearn.core.types import Tool, unlink_refs
 from toollearn.decoding import Constraint
 from toollearn.decoding.gbnf import gbnf_literal, keyed_sequence
-from toollearn.decoding.seal_tools import seal_calls_constraint, seal_calls_grammar
+from toollearn.decoding.seal_tools import copy_rules, seal_calls_constraint, seal_calls_grammar
 
 ANALYZE = Tool(
     "analyze",
@@ -55,6 +55,21 @@ def test_distinct_grammar_tracks_the_tools_used_and_leaves_the_plain_one_as_it_w
     # start, after analyze (offset 2), after noargs (offset 1); after both: nothing more
     assert [line.split(" ::=")[0] for line in states] == ["s0-0", "s1-1-u2", "s1-2-u1"]
     assert "call1-2" in states[2] and "call0" not in states[2]
+
+
+def test_copy_rules_chain_the_query_and_stop_at_unreadable_characters():
+    lines = copy_rules("in 'Oslo' now")
+    assert lines[0] == 'qstr ::= "\\"" (q0 | q1 | q4 | q5 | q6 | q7 | q10 | q11 | q12) "\\""'
+    assert 'q1 ::= "n" q2?' in lines and 'q2 ::= " "' in lines  # the quote ends the span
+    assert "q3 ::=" not in "\n".join(lines)
+    assert copy_rules("'[]'") == ["qstr ::= jstr"]
+
+
+def test_copy_grammar_gives_string_parameters_spans_and_keeps_references():
+    g = seal_calls_grammar([NOARGS, ANALYZE], allow_empty=False, copy_from="run it")
+    assert '"\\"a\\": " qstr' in g and '"\\"a\\": " (qstr | ref1)' in g
+    assert "(jint | ref1)" in g  # other types as before
+    assert "qstr" not in seal_calls_grammar([ANALYZE], allow_empty=False)
 
 
 def test_seal_constraint_offers_no_call_when_allowed():
@@ -166,6 +181,20 @@ def test_llama_distinct_grammar_refuses_a_repeated_tool():
     assert not _admits(g, once + again + "]")
     plain = seal_calls_grammar([ANALYZE, NOARGS], allow_empty=False)
     assert _admits(plain, once + again + "]")
+
+
+@pytest.mark.model
+@pytest.mark.parametrize(
+    ("value", "ok"),
+    [("Oslo", True), ("Oslo now", False), ("in", True), ("slo' n", False), ("Bergen", False),
+     ("API_call_0", True), (" now", False)],
+)  # fmt: skip
+def test_llama_copy_grammar_admits_spans_of_the_query_only(value, ok):
+    first = '[{"api": "noargs", "parameters": {}, "responses": ["API_call_0"]}'
+    text = first + f',{{"api": "analyze", "parameters": {{"a": "{value}"}}, "responses": '
+    text += '["API_call_1","API_call_2"]}]'
+    g = seal_calls_grammar([ANALYZE, NOARGS], allow_empty=False, copy_from="in 'Oslo' now")
+    assert _admits(g, text) is ok
 
 
 def _render(calls) -> str:

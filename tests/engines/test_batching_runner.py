@@ -82,6 +82,18 @@ def test_distinct_tools_reaches_the_grammar_and_the_config_only_when_on(examples
     assert "-u1 ::=" not in constraint_plan(ex, SealRunOptions(), 0, "").grammar
 
 
+def test_copy_strings_takes_the_example_query_and_is_recorded_only_when_on(examples):
+    from toollearn.decoding.seal_tools import copy_rules
+    from toollearn.evaluation.runners.seal_tools import constraint_plan
+
+    assert "copy_strings" not in options_config(SealRunOptions())
+    on = SealRunOptions(copy_strings=True)
+    assert options_config(on)["copy_strings"] is True
+    ex = examples[0]
+    assert copy_rules(ex.query)[0] in constraint_plan(ex, on, 0, "").grammar
+    assert "qstr" not in constraint_plan(ex, SealRunOptions(), 0, "").grammar
+
+
 def test_retriever_candidates_replace_prompt_and_record_misses(examples):
     got = retrieve_candidates(examples, "bm25", sample=True)
     for ex, new in zip(examples, got):

@@ -84,6 +84,12 @@ def register_eval(eval_sub: Any) -> None:
         help="constrained call lists call each candidate tool at most once (no Seal-Tools dev "
         "answer repeats a tool; the run config records it)",
     )
+    p.add_argument(
+        "--copy-strings",
+        action="store_true",
+        help="constrained string-typed values are spans of the query (or nested references); "
+        "the run config records it",
+    )
     p.add_argument("--stop", action="append", default=[], help="stop string (repeatable)")
     p.add_argument(
         "--batch-size",
@@ -163,6 +169,7 @@ def run(args: argparse.Namespace) -> int:
             retriever_model=encoder.model_id if encoder is not None else None,
             retry=not args.no_retry,
             distinct_tools=args.distinct_tools and constrained,
+            copy_strings=args.copy_strings and constrained,
         )
         config = {
             "benchmark": "seal-tools",

@@ -34,17 +34,18 @@ MAX_CALLS = 6  # the most calls any Seal-Tools answer has
 OFFICIAL_UNSAFE = "'[]"
 
 
-def param_value_rule(spec: Any, ref_rule: str | None = "jref") -> str:
+def param_value_rule(spec: Any, ref_rule: str | None = "jref", string_rule: str = "jstr") -> str:
     """The GBNF expression for one parameter value of a JSON-Schema property spec.
 
     `ref_rule` names the rule for nested references ("API_call_<n>") admitted where the type is
-    not already a string (None: no references).
+    not already any string (None: no references); `string_rule` is the rule of string values.
     """
+    types = {**JSON_TYPE_RULES, "string": string_rule}
     jtype = spec.get("type") if isinstance(spec, dict) else None
     if isinstance(jtype, list):  # e.g. ["string", "null"]
-        rules = [JSON_TYPE_RULES[t] for t in jtype if t in JSON_TYPE_RULES]
+        rules = [types[t] for t in jtype if t in types]
     else:
-        rules = [JSON_TYPE_RULES.get(jtype, "jval")] if jtype else ["jval"]
+        rules = [types.get(jtype, "jval")] if jtype else ["jval"]
     enum = spec.get("enum") if isinstance(spec, dict) else None
     if enum:
         rules = [gbnf_literal(json.dumps(v, ensure_ascii=False)) for v in enum]
@@ -53,14 +54,44 @@ def param_value_rule(spec: Any, ref_rule: str | None = "jref") -> str:
     return gbnf_alternatives(rules)
 
 
-def params_rules(tool: Tool, prefix: str, ref_rule: str | None = "jref") -> tuple[str, list[str]]:
+def params_rules(
+    tool: Tool, prefix: str, ref_rule: str | None = "jref", string_rule: str = "jstr"
+) -> tuple[str, list[str]]:
     """Rules for one tool's arguments object body (between the braces)."""
     required = set(tool.required)
     items = [
-        (f"{json_key_literal(name)} {param_value_rule(spec, ref_rule)}", name in required)
+        (
+            f"{json_key_literal(name)} {param_value_rule(spec, ref_rule, string_rule)}",
+            name in required,
+        )
         for name, spec in tool.properties.items()
     ]
     return keyed_sequence(prefix, items)
+
+
+def copy_rules(text: str, unsafe: str = OFFICIAL_UNSAFE) -> list[str]:
+    """`qstr`: a JSON string whose content is a span of `text` (the query), in linear size.
+
+    `q<i>` is the character at i optionally followed by `q<i+1>`, so `q<i>` matches every span
+    starting at i; a span starts at a non-space character and never holds a quote, backslash,
+    control or `unsafe` character (those end it). Falls back to any string (`jstr`) when the
+    text has no usable character.
+    """
+
+    def usable(ch: str) -> bool:
+        return ch not in unsafe and ch not in '"\\' and ord(ch) >= 0x20
+
+    lines, starts = [], []
+    for i, ch in enumerate(text):
+        if not usable(ch):
+            continue
+        more = f" q{i + 1}?" if i + 1 < len(text) and usable(text[i + 1]) else ""
+        lines.append(f"q{i} ::= {gbnf_literal(ch)}{more}")
+        if not ch.isspace():
+            starts.append(f"q{i}")
+    if not starts:
+        return ["qstr ::= jstr"]
+    return [f'qstr ::= "\\"" ({" | ".join(starts)}) "\\""', *lines]
 
 
 def ref_rule_line(offset: int) -> str:
@@ -85,12 +116,14 @@ def seal_calls_grammar(
     max_calls: int = MAX_CALLS,
     max_string: int | None = None,
     distinct: bool = False,
+    copy_from: str | None = None,
 ) -> str:
     """The GBNF text of the Seal-Tools call-list constraint for these candidate tools.
 
     A call whose response ids start at k may reference only API_call_0..k-1 in non-string
     values (so no dangling references there). `max_string` bounds string values (characters);
-    `distinct` admits each tool at most once per list.
+    `distinct` admits each tool at most once per list; with `copy_from` (the query), a
+    string-typed parameter takes a span of it or a nested reference (`copy_rules`).
     """
     if not tools:
         raise ValueError("seal_calls_constraint needs at least one candidate tool")
@@ -98,13 +131,15 @@ def seal_calls_grammar(
         raise ValueError("max_calls must be at least 1")
     lines: list[str] = []
     made: set[tuple[int, int]] = set()
+    string_rule = "jstr" if copy_from is None else "qstr"
 
     def call_rule(i: int, off: int) -> str:
         """Name of the rule for a call of tool i whose first response id is `off`."""
         name = f"call{i}-{off}"
         if (i, off) not in made:
             made.add((i, off))
-            start, plines = params_rules(tools[i], f"t{i}-{off}-p", f"ref{off}" if off else None)
+            ref = f"ref{off}" if off else None
+            start, plines = params_rules(tools[i], f"t{i}-{off}-p", ref, string_rule)
             lines.extend(plines)
             head = gbnf_literal('{"api": ' + json.dumps(tools[i].name, ensure_ascii=False))
             body = gbnf_literal(', "parameters": {')
@@ -137,7 +172,8 @@ def seal_calls_grammar(
     prims = json_primitives(OFFICIAL_UNSAFE)
     if max_string:
         prims = prims.replace('jchar+ "', f'jchar{{1,{int(max_string)}}} "')
-    return "\n".join([f"root ::= {root}", *sorted(states), *lines, *refs, prims]) + "\n"
+    copies = [] if copy_from is None else copy_rules(copy_from)
+    return "\n".join([f"root ::= {root}", *sorted(states), *lines, *refs, *copies, prims]) + "\n"
 
 
 def _state_name(state: tuple[int, int, int]) -> str:
@@ -151,7 +187,8 @@ def seal_calls_constraint(
     max_calls: int = MAX_CALLS,
     max_string: int | None = None,
     distinct: bool = False,
+    copy_from: str | None = None,
 ) -> Constraint:
     """A GBNF constraint admitting only Seal-Tools call lists over these candidates."""
-    grammar = seal_calls_grammar(tools, allow_empty, max_calls, max_string, distinct)
+    grammar = seal_calls_grammar(tools, allow_empty, max_calls, max_string, distinct, copy_from)
     return Constraint("gbnf", grammar, name="seal-calls")

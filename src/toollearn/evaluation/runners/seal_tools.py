@@ -41,6 +41,7 @@ class SealRunOptions:
     retriever_model: str | None = None  # the fine-tuned encoder's id (with its hash), if any
     retry: bool = True  # regenerate constrained answers cut off by max_tokens (RETRY_POLICY)
     distinct_tools: bool = False  # constrained lists call each candidate at most once
+    copy_strings: bool = False  # constrained string values are spans of the query
 
 
 RETRY_POLICY = (
@@ -161,7 +162,12 @@ def constraint_plan(ex: Example, opts: SealRunOptions, attempt: int, previous: s
     elif max_calls is None:  # keep the calls the first attempt finished
         max_calls = max(1, len(_FINISHED_CALL.findall(previous)))
     return seal_calls_constraint(
-        ex.tools, opts.allow_empty, max_calls, max_string, distinct=opts.distinct_tools
+        ex.tools,
+        opts.allow_empty,
+        max_calls,
+        max_string,
+        distinct=opts.distinct_tools,
+        copy_from=ex.query if opts.copy_strings else None,
     )
 
 
@@ -358,7 +364,8 @@ def options_config(opts: SealRunOptions) -> dict[str, Any]:
     if d["retriever_model"] is None:
         del d["retriever_model"]
     del d["retry"]
-    if not opts.distinct_tools:  # the default: configs stay as before
-        del d["distinct_tools"]
+    for key in ("distinct_tools", "copy_strings"):
+        if not d[key]:  # the default: configs stay as before
+            del d[key]
     d["retry_truncated"] = RETRY_POLICY if opts.retry and opts.constrained else "off"
     return d
