@@ -10,7 +10,7 @@ with the new options then resumes the run and generates only the rest. `check.sh
 a shard without carrying anything and compares.
 
     python results/seal-distinct/carry.py FROM_RUN OUT_DIR --engine ENGINE [--shard K/N]
-        [--copy-strings] [--data-root ../shared/data]
+        [--distinct-tools] [--copy-strings] [--data-root ../shared/data]
 """
 
 from __future__ import annotations
@@ -69,15 +69,19 @@ def copies_strings(output: str, example: Example) -> bool:
     return True
 
 
-def carried(record: dict, example: Example | None = None, copy: bool = False) -> bool:
-    """Whether the narrower run (distinct tools, and string spans when `copy`) generates this
-    answer again."""
+def carried(
+    record: dict, example: Example | None = None, distinct: bool = True, copy: bool = False
+) -> bool:
+    """Whether the narrower run (each tool once when `distinct`, string spans when `copy`)
+    generates this answer again."""
     output = record.get("output", "")
+    repeats = repeats_a_tool(output)
     return (
         record.get("error") is None
         and record.get("retries") == 0
         and record.get("finish_reason") == "stop"
-        and repeats_a_tool(output) is False
+        and repeats is not None
+        and not (distinct and repeats)
         and (not copy or (example is not None and copies_strings(output, example)))
     )
 
@@ -88,14 +92,18 @@ def main() -> None:
     ap.add_argument("out", type=Path)
     ap.add_argument("--engine", required=True, help="the --engine the resumed run gets")
     ap.add_argument("--shard", default=None)
+    ap.add_argument("--distinct-tools", action="store_true")
     ap.add_argument("--copy-strings", action="store_true")
     ap.add_argument("--data-root", default="../shared/data")
     args = ap.parse_args()
     config = json.loads((args.source / "config.json").read_text())
     config.pop("shard", None)
-    config = {**config, "engine": args.engine, "distinct_tools": True}
-    if args.copy_strings:
-        config["copy_strings"] = True
+    if not (args.distinct_tools or args.copy_strings):
+        raise SystemExit("error: give --distinct-tools and/or --copy-strings")
+    config = {**config, "engine": args.engine}
+    for key in ("distinct_tools", "copy_strings"):
+        if getattr(args, key):
+            config[key] = True
     shard = parse_shard(args.shard)
     if shard is not None:
         config["shard"] = f"{shard[0]}/{shard[1]}"
@@ -105,7 +113,8 @@ def main() -> None:
     keep = [
         {k: v for k, v in r.items() if k != "carried_from"}
         for r in records
-        if r["id"] in examples and carried(r, examples[r["id"]], args.copy_strings)
+        if r["id"] in examples
+        and carried(r, examples[r["id"]], args.distinct_tools, args.copy_strings)
     ]
     args.out.mkdir(parents=True, exist_ok=False)
     (args.out / "config.json").write_text(json.dumps(config, indent=2) + "\n")

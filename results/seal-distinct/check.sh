@@ -1,26 +1,28 @@
 #!/usr/bin/env bash
-# The carry check: shard 1/64 of the test set (22 queries) generated from scratch, nothing
-# carried, with the narrower grammar; every answer of SOURCE that carry.py would carry must come
+# The carry check: shard 1/64 of the test set (22 queries) generated from scratch with the
+# narrower grammar, nothing carried; every answer of SOURCE that carry.py would carry must come
 # out byte for byte.
-#   bash results/seal-distinct/check.sh                      (--distinct-tools, from v3's run)
-#   bash results/seal-distinct/check.sh results/seal-distinct/all runs/seal-copy/check --copy-strings
+#   bash results/seal-distinct/check.sh                (--distinct-tools, from v3's whole run)
+#   bash results/seal-distinct/check.sh results/seal-full-v3 runs/seal-copy/check --copy-strings
 set -euo pipefail
 source .venv/bin/activate
 SOURCE=${1:-results/seal-full-v3}
 OUT=${2:-runs/seal-distinct/check}
-COPY=${3:-}
-toollearn eval seal-tools --split all --constrained --distinct-tools $COPY --n-seq 8 \
+shift 2 || true
+FLAGS=("${@:---distinct-tools}")
+toollearn eval seal-tools --split all --constrained "${FLAGS[@]}" --n-seq 8 \
   --data-root ../shared/data --engine tuned --threads 1 --shard 1/64 --out "$OUT"
-python - "$SOURCE" "$OUT" "$COPY" <<'PY'
+python - "$SOURCE" "$OUT" "${FLAGS[*]}" <<'PY'
 import json, sys
 sys.path.insert(0, "results/seal-distinct")
 from carry import carried
 from toollearn.evaluation.runners.seal_tools import load_prompts
-source, out, copy = sys.argv[1], sys.argv[2], bool(sys.argv[3])
+source, out, flags = sys.argv[1], sys.argv[2], sys.argv[3].split()
+distinct, copy = "--distinct-tools" in flags, "--copy-strings" in flags
 load = lambda p: {r["id"]: r for r in map(json.loads, open(p))}
 old, new = load(f"{source}/predictions.jsonl"), load(f"{out}/predictions.jsonl")
 examples = {ex.id: ex for ex in load_prompts("all", "../shared/data")}
-same = [i for i in new if carried(old[i], examples[i], copy)]
+same = [i for i in new if carried(old[i], examples[i], distinct, copy)]
 diff = [i for i in same if new[i]["output"] != old[i]["output"]]
 print(f"{len(same)} of {len(new)} answers carryable; {len(diff)} differ: {diff}")
 rest = [i for i in new if i not in same]

@@ -8,7 +8,7 @@ set -euo pipefail
 source .venv/bin/activate
 for k in 1 2; do
   [[ -d runs/seal-distinct/s$k ]] || python results/seal-distinct/carry.py results/seal-full-v3 \
-    runs/seal-distinct/s$k --engine tuned --shard "$k/2"
+    runs/seal-distinct/s$k --engine tuned --shard "$k/2" --distinct-tools
 done
 for k in 1 2; do
   toollearn eval seal-tools --split all --constrained --distinct-tools --n-seq 8 \
