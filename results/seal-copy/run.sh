@@ -2,8 +2,9 @@
 # The shipped model (tools-135m v3, `--engine tuned`) with --copy-strings on the quarter of the
 # Seal-Tools test set the data-size curve uses (shards 1/8 and 5/8: 339 queries), constrained,
 # paper candidates. The answers of results/seal-full-v3 whose string values are all spans of the
-# query are carried (carry.py; `check.sh results/seal-full-v3 runs/seal-copy/check
-# --copy-strings` shows they regenerate byte for byte); the rest are generated.
+# query are carried (results/seal-distinct/carry.py; `bash results/seal-distinct/check.sh
+# results/seal-full-v3 runs/seal-copy/check --copy-strings` shows they regenerate byte for
+# byte: results/seal-copy/check); the rest are generated.
 set -euo pipefail
 source .venv/bin/activate
 for k in 1 5; do
