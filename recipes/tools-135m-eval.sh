@@ -20,7 +20,8 @@
 # names the tuned row in the compare tables. APPS_CHAT=1 sends the apps' prompts as chat
 # messages, the way `datagen apps` trains an adapter (default: raw text, as the base runs).
 # APPS_GRAMMAR_ORDER (app, any or typed; default app) is the constrained runs' grammar.
-# DISTINCT_TOOLS=1: the constrained Seal-Tools run calls each candidate at most once.
+# DISTINCT_TOOLS=1: the constrained Seal-Tools run calls each candidate at most once;
+# COPY_STRINGS=1: its string-typed values are spans of the query.
 # A runtime adapter slows llama.cpp's prompt reading about 2.7x here (f16 LoRA on a Q4_1
 # model, 1 thread), so shard 1/8 of Seal-Tools takes about 25 minutes; `tuned` does not.
 set -euo pipefail
@@ -70,7 +71,8 @@ compare() {  # NAME BASE_RUN: the base vs tuned table, kept beside the tuned run
 # Seal-Tools, the paper's 5 candidates, constrained call lists (official metric)
 if step seal-constrained; then
   SEAL_ARGS=()
-  if [[ -n ${DISTINCT_TOOLS:-} ]]; then SEAL_ARGS=(--distinct-tools); fi
+  if [[ -n ${DISTINCT_TOOLS:-} ]]; then SEAL_ARGS+=(--distinct-tools); fi
+  if [[ -n ${COPY_STRINGS:-} ]]; then SEAL_ARGS+=(--copy-strings); fi
   two_shards seal-constrained "$TL" eval seal-tools --split all --constrained --n-seq 8 \
     --data-root "$DATA" "${ENGINE[@]}" "${SEAL_ARGS[@]}"
   compare seal-constrained results/seal/constrained
