@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from toollearn.core.types import Example
-from toollearn.decoding.seal_tools import OFFICIAL_UNSAFE
+from toollearn.decoding.seal_tools import span_char
 from toollearn.evaluation.runners.base import parse_shard, take_shard
 from toollearn.evaluation.runners.seal_tools import load_prompts
 
@@ -45,7 +45,7 @@ def repeats_a_tool(output: str) -> bool | None:
 
 def is_span(value: str, query: str) -> bool:
     """Whether `copy_rules(query)` admits this string value."""
-    usable = all(ch not in OFFICIAL_UNSAFE and ch not in '"\\' and ord(ch) >= 0x20 for ch in value)
+    usable = all(span_char(ch) for ch in value)
     return bool(value) and not value[0].isspace() and usable and value in query
 
 

@@ -69,6 +69,12 @@ def params_rules(
     return keyed_sequence(prefix, items)
 
 
+def span_char(ch: str, unsafe: str = OFFICIAL_UNSAFE) -> bool:
+    """Whether a `copy_rules` span may hold this character (no quote, backslash, control or
+    `unsafe` character)."""
+    return ch not in unsafe and ch not in '"\\' and ord(ch) >= 0x20
+
+
 def copy_rules(text: str, unsafe: str = OFFICIAL_UNSAFE) -> list[str]:
     """`qstr`: a JSON string whose content is a span of `text` (the query), in linear size.
 
@@ -77,15 +83,11 @@ def copy_rules(text: str, unsafe: str = OFFICIAL_UNSAFE) -> list[str]:
     control or `unsafe` character (those end it). Falls back to any string (`jstr`) when the
     text has no usable character.
     """
-
-    def usable(ch: str) -> bool:
-        return ch not in unsafe and ch not in '"\\' and ord(ch) >= 0x20
-
     lines, starts = [], []
     for i, ch in enumerate(text):
-        if not usable(ch):
+        if not span_char(ch, unsafe):
             continue
-        more = f" q{i + 1}?" if i + 1 < len(text) and usable(text[i + 1]) else ""
+        more = f" q{i + 1}?" if i + 1 < len(text) and span_char(text[i + 1], unsafe) else ""
         lines.append(f"q{i} ::= {gbnf_literal(ch)}{more}")
         if not ch.isspace():
             starts.append(f"q{i}")
