@@ -46,6 +46,11 @@ def register(sub: Any) -> None:
     c.add_argument("--metric", action="append", default=None,
                    help="a metric the figure shows (repeatable; default: all)")  # fmt: skip
     c.add_argument("--title", default="", help="the figure's title")
+    c.add_argument("--bootstrap", type=int, default=0, metavar="DRAWS",
+                   help="Seal-Tools runs: also print paired bootstrap 95%% intervals of each "
+                   "run's Tool and Param F1 (official and strict) minus the first run's, from "
+                   "DRAWS resamples of the common queries (e.g. 2000)")  # fmt: skip
+    c.add_argument("--seed", type=int, default=0, help="the bootstrap's seed")
     c.set_defaults(func=run_compare)
     h = report_sub.add_parser(
         "headline",
@@ -109,10 +114,18 @@ def run_compare(args: argparse.Namespace) -> int:
     from toollearn.evaluation.compare import compare_runs
 
     result = compare_runs(args.runs, args.label, args.data_root)
-    text = result.markdown()
+    text, extra = result.markdown(), {}
+    if args.bootstrap > 0:
+        from toollearn.evaluation.bootstrap import intervals_markdown, seal_bootstrap
+
+        intervals, n = seal_bootstrap(args.runs, result.labels, args.data_root, args.bootstrap,
+                                      args.seed)  # fmt: skip
+        text += "\n" + intervals_markdown(intervals, result.labels[0], n, args.bootstrap)
+        extra["bootstrap"] = {"draws": args.bootstrap, "seed": args.seed,
+                              "intervals": [iv.to_dict() for iv in intervals]}  # fmt: skip
     _emit(text, args.out)
     if args.json:
-        Path(args.json).write_text(json.dumps(result.to_dict(), indent=2) + "\n")
+        Path(args.json).write_text(json.dumps(result.to_dict() | extra, indent=2) + "\n")
     if args.figure:
         result.plot(args.figure, args.metric, args.title)
     return 0

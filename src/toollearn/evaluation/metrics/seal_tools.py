@@ -118,14 +118,21 @@ def _official_instance(pred: list[Any] | None, gold: list[dict[str, Any]]) -> li
     return c
 
 
+def official_counts(outputs: Sequence[str], golds: Sequence[Gold]) -> list[list[int]]:
+    """Per instance, the authors' counts: [parsed, tool correct, tool predicted, tool gold,
+    param correct, param predicted, param gold] (the micro scores are ratios of their sums)."""
+    _check_lengths(outputs, golds)
+    return [_official_instance(official_parse(text or ""), _gold_dicts(gold))
+            for text, gold in zip(outputs, golds)]  # fmt: skip
+
+
 def official_scores(outputs: Sequence[str], golds: Sequence[Gold]) -> dict[str, Any]:
     """Format ACC, Tool P/R/F1, Param P/R/F1 (fractions, micro-averaged) as the authors score."""
-    _check_lengths(outputs, golds)
-    totals = [0] * 7
-    for text, gold in zip(outputs, golds):
-        counts = _official_instance(official_parse(text or ""), _gold_dicts(gold))
-        totals = [t + c for t, c in zip(totals, counts)]
-    return _summary(len(outputs), totals)
+    return _summary(len(outputs), _sums(official_counts(outputs, golds)))
+
+
+def _sums(rows: Sequence[Sequence[int]]) -> list[int]:
+    return [sum(col) for col in zip(*rows)] if rows else [0] * 7
 
 
 def _summary(n: int, t: Sequence[int], extra: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -186,17 +193,23 @@ def _strict_instance(pred: list[ToolCall] | None, gold: list[ToolCall]) -> tuple
     return counts, exact
 
 
+def strict_counts(outputs: Sequence[str], golds: Sequence[Gold]) -> list[list[int]]:
+    """Per instance, the strict scorer's counts (as `official_counts`) and an eighth: 1 if the
+    answer equals gold as a set of calls."""
+    _check_lengths(outputs, golds)
+    rows = []
+    for text, gold in zip(outputs, golds):
+        counts, exact = _strict_instance(strict_parse(text), gold_calls(gold))
+        rows.append([*counts, int(exact)])
+    return rows
+
+
 def strict_scores(outputs: Sequence[str], golds: Sequence[Gold]) -> dict[str, Any]:
     """Format ACC, Tool and Param P/R/F1 with one-to-one matching and typed values, plus
     exact_acc (instances whose answer equals gold as a set of calls)."""
-    _check_lengths(outputs, golds)
-    totals, exact = [0] * 7, 0
-    for text, gold in zip(outputs, golds):
-        counts, ok = _strict_instance(strict_parse(text), gold_calls(gold))
-        totals = [t + c for t, c in zip(totals, counts)]
-        exact += ok
-    n = len(outputs)
-    return _summary(n, totals, {"exact_acc": exact / n if n else 0.0})
+    rows = strict_counts(outputs, golds)
+    n, exact = len(rows), sum(r[7] for r in rows)
+    return _summary(n, _sums([r[:7] for r in rows]), {"exact_acc": exact / n if n else 0.0})
 
 
 # ---------------------------------------------------------------- breakdowns
