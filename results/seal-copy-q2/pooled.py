@@ -1,8 +1,9 @@
-"""--copy-strings against the plain grammar on both quarters it ran on (results/seal-copy: shard
-1/4, results/seal-copy-q2/quarter: shard 2/4; 678 queries), scored on the pooled queries, with
-a paired bootstrap over them (toollearn.evaluation.bootstrap).
+"""--copy-strings against the plain grammar on the quarters it ran on (by default results/seal-copy:
+shard 1/4, and results/seal-copy-q2/quarter: shard 2/4; 678 queries), scored on the pooled
+queries, with a paired bootstrap over them (toollearn.evaluation.bootstrap).
 
-    python results/seal-copy-q2/pooled.py [--data-root ../shared/data] [--draws 2000]
+    python results/seal-copy-q2/pooled.py [--quarter RUN ...] [--data-root ../shared/data]
+        [--draws 2000]
 """
 
 from __future__ import annotations
@@ -30,8 +31,10 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--data-root", default="../shared/data")
     ap.add_argument("--draws", type=int, default=2000)
+    ap.add_argument("--quarter", action="append", type=Path, default=None,
+                    help="a --copy-strings run (repeatable; default: the first two)")  # fmt: skip
     args = ap.parse_args()
-    parts = [seal_run_counts([PLAIN, q], args.data_root) for q in QUARTERS]
+    parts = [seal_run_counts([PLAIN, q], args.data_root) for q in args.quarter or QUARTERS]
     n = sum(k for _, k in parts)
     pooled = [
         {s: np.vstack([counts[run][s] for counts, _ in parts]) for s in ("official", "strict")}

@@ -74,3 +74,8 @@ def test_other_benchmarks_are_refused():
     app = RESULTS / "apps-table" / "home-search"
     with pytest.raises(DataError, match="Seal-Tools runs only"):
         seal_bootstrap([app / "constrained", app / "zero-shot"], ["a", "b"], None)
+
+
+def test_a_negative_number_of_draws_is_refused(capsys):
+    assert main(["report", "compare", str(V3), str(V4), "--bootstrap", "-5"]) != 0
+    assert "--bootstrap takes a number of draws, not -5" in capsys.readouterr().err

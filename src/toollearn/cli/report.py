@@ -111,8 +111,11 @@ def deer_runs_of(root: Path, split: str) -> list[tuple[str, Path]]:
 def run_compare(args: argparse.Namespace) -> int:
     import json
 
+    from toollearn.core.errors import DataError
     from toollearn.evaluation.compare import compare_runs
 
+    if args.bootstrap < 0:
+        raise DataError(f"--bootstrap takes a number of draws, not {args.bootstrap}")
     result = compare_runs(args.runs, args.label, args.data_root)
     text, extra = result.markdown(), {}
     if args.bootstrap > 0:
