@@ -52,6 +52,29 @@ def test_call_in_the_seal_tools_format(tmp_path, capsys):
     assert out[0]["api"] == "getWeather" and isinstance(out[0]["parameters"]["city"], str)
 
 
+def test_call_seal_tools_with_copied_strings(tmp_path, capsys):
+    path = tmp_path / "tools.json"
+    path.write_text(json.dumps(TOOLS))
+    query = "What is the weather like in Oslo today?"
+    argv = ["call", query, "--tools", str(path), "--threads", "1",
+            "--answer-format", "seal-tools", "--copy-strings", "--distinct-tools"]  # fmt: skip
+    assert main(argv) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert len(out) == 1 and out[0]["api"] == "getWeather"  # one call: the tool is distinct
+    city = out[0]["parameters"]["city"]
+    assert city and city in query  # a span of the query, nothing invented
+
+
+def test_call_refuses_seal_options_outside_the_seal_format(tmp_path, capsys):
+    path = tmp_path / "tools.json"
+    path.write_text(json.dumps(TOOLS))
+    assert main(["call", "Weather?", "--tools", str(path), "--copy-strings"]) == 2
+    assert "--copy-strings constrain the seal-tools format" in capsys.readouterr().err
+    argv = ["call", "Weather?", "--tools", str(path), "--answer-format", "seal-tools",
+            "--free", "--distinct-tools"]  # fmt: skip
+    assert main(argv) == 2
+
+
 def test_demo_shows_base_and_tuned_with_both_scorers(capsys):
     assert main(["demo", "-n", "1", "--max-tokens", "24", "--threads", "1"]) == 0
     out = capsys.readouterr().out
