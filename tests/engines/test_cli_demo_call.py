@@ -69,7 +69,7 @@ def test_call_refuses_seal_options_outside_the_seal_format(tmp_path, capsys):
     path = tmp_path / "tools.json"
     path.write_text(json.dumps(TOOLS))
     assert main(["call", "Weather?", "--tools", str(path), "--copy-strings"]) == 2
-    assert "--copy-strings constrain the seal-tools format" in capsys.readouterr().err
+    assert "--copy-strings only apply to the constrained seal-tools" in capsys.readouterr().err
     argv = ["call", "Weather?", "--tools", str(path), "--answer-format", "seal-tools",
             "--free", "--distinct-tools"]  # fmt: skip
     assert main(argv) == 2

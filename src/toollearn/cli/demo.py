@@ -63,7 +63,7 @@ def register(subparsers: Any) -> None:
         "--copy-strings",
         action="store_true",
         help="seal-tools format, constrained: string-typed values are spans of the "
-        "query (or nested references); +1.9 Param F1 on the Seal-Tools test set",
+        "query (or nested references); +1.8 Param F1 on the Seal-Tools test set",
     )
     c.add_argument(
         "--distinct-tools",
@@ -178,8 +178,9 @@ def run_call(args: argparse.Namespace) -> int:
         f"--{n}" for n in ("copy-strings", "distinct-tools") if getattr(args, n.replace("-", "_"))
     ]
     if seal_only and (args.answer_format != "seal-tools" or args.free):
-        print(f"toollearn: error: {' and '.join(seal_only)} constrain the seal-tools format; "
-              "use --answer-format seal-tools without --free", file=sys.stderr)  # fmt: skip
+        print(f"toollearn: error: {' and '.join(seal_only)} only apply to the constrained "
+              "seal-tools format: use --answer-format seal-tools without --free",
+              file=sys.stderr)  # fmt: skip
         return 2
     tools = read_tools(args.tools, args.tools_format)
     if args.answer_format == "seal-tools":
