@@ -4,6 +4,8 @@
 # out byte for byte.
 #   bash results/seal-distinct/check.sh                (--distinct-tools, from v3's whole run)
 #   bash results/seal-distinct/check.sh results/seal-full-v3 runs/seal-copy/check --copy-strings
+#   bash results/seal-distinct/check.sh results/seal-copy-all runs/seal-stated/check \
+#     --copy-strings --stated-optional
 set -euo pipefail
 source .venv/bin/activate
 SOURCE=${1:-results/seal-full-v3}
@@ -19,10 +21,11 @@ from carry import carried
 from toollearn.evaluation.runners.seal_tools import load_prompts
 source, out, flags = sys.argv[1], sys.argv[2], sys.argv[3].split()
 distinct, copy = "--distinct-tools" in flags, "--copy-strings" in flags
+stated = "--stated-optional" in flags
 load = lambda p: {r["id"]: r for r in map(json.loads, open(p))}
 old, new = load(f"{source}/predictions.jsonl"), load(f"{out}/predictions.jsonl")
 examples = {ex.id: ex for ex in load_prompts("all", "../shared/data")}
-same = [i for i in new if carried(old[i], examples[i], distinct, copy)]
+same = [i for i in new if carried(old[i], examples[i], distinct, copy, stated)]
 diff = [i for i in same if new[i]["output"] != old[i]["output"]]
 print(f"{len(same)} of {len(new)} answers carryable; {len(diff)} differ: {diff}")
 rest = [i for i in new if i not in same]

@@ -9,7 +9,13 @@ import pytest
 from toollearn.core.types import Tool, unlink_refs
 from toollearn.decoding import Constraint
 from toollearn.decoding.gbnf import gbnf_literal, keyed_sequence
-from toollearn.decoding.seal_tools import copy_rules, seal_calls_constraint, seal_calls_grammar
+from toollearn.decoding.seal_tools import (
+    copy_rules,
+    seal_calls_constraint,
+    seal_calls_grammar,
+    stated_numbers,
+    stated_value_rule,
+)
 
 ANALYZE = Tool(
     "analyze",
@@ -70,6 +76,55 @@ def test_copy_grammar_gives_string_parameters_spans_and_keeps_references():
     assert '"\\"a\\": " qstr' in g and '"\\"a\\": " (qstr | ref1)' in g
     assert "(jint | ref1)" in g  # other types as before
     assert "qstr" not in seal_calls_grammar([ANALYZE], allow_empty=False)
+
+
+OPTIONALS = Tool(
+    "book",
+    parameters={
+        "type": "object",
+        "properties": {
+            "city": {"type": "string"},
+            "guests": {"type": "integer"},
+            "budget": {"type": "number"},
+            "pets": {"type": "boolean"},
+            "tags": {"type": "array", "items": {"type": "string"}},
+            "room": {"type": "string", "enum": ["single", "double"]},
+        },
+        "required": ["city"],
+    },
+)
+
+
+def test_stated_numbers_are_the_numbers_the_query_writes():
+    ints, nums = stated_numbers("ID 44, $1,500 or 6.0 liters on 2022-10-15 (Q4, v2.1), -5 or 3.")
+    assert ints == ["44", "1500", "-5", "3"] and nums == ["44", "1500", "6.0", "-5", "3"]
+    assert stated_numbers("no numbers here") == ([], [])
+
+
+def test_stated_value_rule_admits_only_what_the_query_states():
+    query = "a double room for 2 at 99.5 a night"
+    assert stated_value_rule({"type": "string"}, query) == "qstr"
+    assert stated_value_rule({"type": "integer"}, query) == '"2"'
+    assert stated_value_rule({"type": "number"}, query) == '("2" | "99.5")'
+    assert stated_value_rule({"type": "string", "enum": ["single", "double"]}, query) == (
+        '"\\"double\\""'
+    )
+    for spec in ({"type": "boolean"}, {"type": "array"}, {"type": "object"}, {}, "x"):
+        assert stated_value_rule(spec, query) is None  # left out
+    assert stated_value_rule({"type": "integer"}, "no numbers") is None
+
+
+def test_stated_optional_grammar_leaves_out_what_the_query_cannot_state():
+    query = "Book Oslo for 3 guests"
+    g = seal_calls_grammar([OPTIONALS], allow_empty=False, copy_from=query, stated_optional=True)
+    assert '"\\"city\\": " qstr' in g  # required: as with --copy-strings alone
+    assert '"\\"guests\\": " "3"' in g and '"\\"budget\\": " "3"' in g  # the stated number
+    for key in ("pets", "tags", "room"):  # no boolean, list or room stated: left out
+        assert f'\\"{key}\\"' not in g
+    plain = seal_calls_grammar([OPTIONALS], allow_empty=False, copy_from=query)
+    assert all(f'\\"{k}\\"' in plain for k in ("budget", "pets", "tags", "room"))
+    with pytest.raises(ValueError, match="copy_from"):
+        seal_calls_grammar([OPTIONALS], stated_optional=True)
 
 
 def test_seal_constraint_offers_no_call_when_allowed():
@@ -194,6 +249,21 @@ def test_llama_copy_grammar_admits_spans_of_the_query_only(value, ok):
     text = first + f',{{"api": "analyze", "parameters": {{"a": "{value}"}}, "responses": '
     text += '["API_call_1","API_call_2"]}]'
     g = seal_calls_grammar([ANALYZE, NOARGS], allow_empty=False, copy_from="in 'Oslo' now")
+    assert _admits(g, text) is ok
+
+
+@pytest.mark.model
+@pytest.mark.parametrize(
+    ("params", "ok"),
+    [('"city": "Oslo"', True), ('"city": "Oslo", "guests": 3', True),
+     ('"city": "Oslo", "guests": 4', False), ('"city": "Oslo", "pets": true', False),
+     ('"city": "Oslo", "guests": "API_call_0"', False), ('"city": "Bergen"', False)],
+)  # fmt: skip
+def test_llama_stated_optional_grammar(params, ok):
+    text = f'[{{"api": "book", "parameters": {{{params}}}, "responses": ["API_call_0"]}}]'
+    g = seal_calls_grammar(
+        [OPTIONALS], allow_empty=False, copy_from="Book Oslo for 3 guests", stated_optional=True
+    )
     assert _admits(g, text) is ok
 
 

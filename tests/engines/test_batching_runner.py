@@ -94,6 +94,19 @@ def test_copy_strings_takes_the_example_query_and_is_recorded_only_when_on(examp
     assert "qstr" not in constraint_plan(ex, SealRunOptions(), 0, "").grammar
 
 
+def test_stated_optional_reaches_the_grammar_and_the_config_only_when_on(examples):
+    from toollearn.evaluation.runners.seal_tools import constraint_plan
+
+    copy = SealRunOptions(copy_strings=True)
+    on = SealRunOptions(copy_strings=True, stated_optional=True)
+    assert "stated_optional" not in options_config(copy)
+    assert options_config(on)["stated_optional"] is True
+    ex = next(
+        e for e in examples if any(n not in t.required for t in e.tools for n in t.properties)
+    )
+    assert constraint_plan(ex, on, 0, "").grammar != constraint_plan(ex, copy, 0, "").grammar
+
+
 def test_retriever_candidates_replace_prompt_and_record_misses(examples):
     got = retrieve_candidates(examples, "bm25", sample=True)
     for ex, new in zip(examples, got):

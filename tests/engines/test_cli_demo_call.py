@@ -73,6 +73,10 @@ def test_call_refuses_seal_options_outside_the_seal_format(tmp_path, capsys):
     argv = ["call", "Weather?", "--tools", str(path), "--answer-format", "seal-tools",
             "--free", "--distinct-tools"]  # fmt: skip
     assert main(argv) == 2
+    argv = ["call", "Weather?", "--tools", str(path), "--answer-format", "seal-tools",
+            "--stated-optional"]  # fmt: skip
+    assert main(argv) == 2
+    assert "--stated-optional needs --copy-strings" in capsys.readouterr().err
 
 
 def test_demo_shows_base_and_tuned_with_both_scorers(capsys):

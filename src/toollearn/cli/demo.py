@@ -70,6 +70,11 @@ def register(subparsers: Any) -> None:
         action="store_true",
         help="seal-tools format, constrained: each tool at most once per list",
     )
+    c.add_argument(
+        "--stated-optional",
+        action="store_true",
+        help="with --copy-strings: optional parameters only with values the query states",
+    )
     c.add_argument("--max-tokens", type=int, default=320)
     c.set_defaults(func=run_call)
 
@@ -175,12 +180,17 @@ def run_call(args: argparse.Namespace) -> int:
     from toollearn.formats.convert import read_tools
 
     seal_only = [
-        f"--{n}" for n in ("copy-strings", "distinct-tools") if getattr(args, n.replace("-", "_"))
+        f"--{n}"
+        for n in ("copy-strings", "distinct-tools", "stated-optional")
+        if getattr(args, n.replace("-", "_"))
     ]
     if seal_only and (args.answer_format != "seal-tools" or args.free):
         print(f"toollearn: error: {' and '.join(seal_only)} only apply to the constrained "
               "seal-tools format: use --answer-format seal-tools without --free",
               file=sys.stderr)  # fmt: skip
+        return 2
+    if args.stated_optional and not args.copy_strings:
+        print("toollearn: error: --stated-optional needs --copy-strings", file=sys.stderr)
         return 2
     tools = read_tools(args.tools, args.tools_format)
     if args.answer_format == "seal-tools":
@@ -223,6 +233,7 @@ def _call_seal(args: argparse.Namespace, tools: list) -> int:
     constraint = None if args.free else seal_calls_constraint(
         tools, args.allow_empty, distinct=args.distinct_tools,
         copy_from=args.query if args.copy_strings else None,
+        stated_optional=args.stated_optional,
     )  # fmt: skip
     out = load_engine_from_args(args).complete(
         [prompt], max_tokens=args.max_tokens, constraint=constraint,

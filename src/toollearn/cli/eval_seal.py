@@ -90,6 +90,12 @@ def register_eval(eval_sub: Any) -> None:
         help="constrained string-typed values are spans of the query (or nested references); "
         "the run config records it",
     )
+    p.add_argument(
+        "--stated-optional",
+        action="store_true",
+        help="with --copy-strings: an optional parameter is written only with a value the query "
+        "states (a span, or a number it writes); no optional booleans, lists or references",
+    )
     p.add_argument("--stop", action="append", default=[], help="stop string (repeatable)")
     p.add_argument(
         "--batch-size",
@@ -142,6 +148,8 @@ def run(args: argparse.Namespace) -> int:
         score_records,
     )
 
+    if args.stated_optional and not args.copy_strings:
+        raise SystemExit("error: --stated-optional needs --copy-strings")
     dirs = run_dirs(args)
     examples = load_prompts(args.split, args.data_root, sample=args.sample)
     if args.limit is not None:
@@ -170,6 +178,7 @@ def run(args: argparse.Namespace) -> int:
             retry=not args.no_retry,
             distinct_tools=args.distinct_tools and constrained,
             copy_strings=args.copy_strings and constrained,
+            stated_optional=args.stated_optional and constrained,
         )
         config = {
             "benchmark": "seal-tools",

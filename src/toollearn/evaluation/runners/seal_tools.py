@@ -42,6 +42,7 @@ class SealRunOptions:
     retry: bool = True  # regenerate constrained answers cut off by max_tokens (RETRY_POLICY)
     distinct_tools: bool = False  # constrained lists call each candidate at most once
     copy_strings: bool = False  # constrained string values are spans of the query
+    stated_optional: bool = False  # with copy_strings: optional values are ones the query states
 
 
 RETRY_POLICY = (
@@ -168,6 +169,7 @@ def constraint_plan(ex: Example, opts: SealRunOptions, attempt: int, previous: s
         max_string,
         distinct=opts.distinct_tools,
         copy_from=ex.query if opts.copy_strings else None,
+        stated_optional=opts.stated_optional,
     )
 
 
@@ -364,7 +366,7 @@ def options_config(opts: SealRunOptions) -> dict[str, Any]:
     if d["retriever_model"] is None:
         del d["retriever_model"]
     del d["retry"]
-    for key in ("distinct_tools", "copy_strings"):
+    for key in ("distinct_tools", "copy_strings", "stated_optional"):
         if not d[key]:  # the default: configs stay as before
             del d[key]
     d["retry_truncated"] = RETRY_POLICY if opts.retry and opts.constrained else "off"
