@@ -183,6 +183,18 @@ def test_embedded_model_constrained_programs_parse(tmp_path) -> None:
         assert r["prediction"].endswith("API.search()")
 
 
+@pytest.mark.model
+def test_app_benchmarks_default_to_the_shipped_apps_adapter(tmp_path) -> None:
+    from toollearn.cli.main import main
+
+    out = tmp_path / "hs"
+    assert main(["eval", "home-search", "--limit", "1", "--threads", "1", "--out", str(out)]) == 0
+    config = json.loads((out / "config.json").read_text())
+    assert "<apps-135m>" in config["engine"]  # merged into the embedded model
+    record = json.loads((out / "predictions.jsonl").read_text().splitlines()[0])
+    assert record["prediction"].startswith("API.set_location(")
+
+
 def test_k_apis_shows_the_bm25_top_k() -> None:
     from dataclasses import replace
 

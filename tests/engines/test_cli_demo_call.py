@@ -87,13 +87,18 @@ def test_demo_shows_base_and_tuned_with_both_scorers(capsys):
         assert f"  {run:<18}: " in out
     assert "official" in out and "strict" in out and "hallucinated" in out
     assert "Your own tools (tuned" in out and out.count("query: ") == 2
+    # the apps: base and the apps adapter, each program executed and judged
+    assert "[home-search] " in out and "[trip-booking] " in out
+    assert out.count("  tuned-apps        : ") == 2 and out.count("  base              : ") == 2
+    assert out.count("  -> ") == 4
 
 
 def test_demo_with_the_base_model_alone(capsys):
     assert main(["demo", "-n", "1", "--max-tokens", "24", "--threads", "1",
-                 "--model", "base"]) == 0  # fmt: skip
+                 "--model", "base", "--no-apps"]) == 0  # fmt: skip
     out = capsys.readouterr().out
     assert "tuned" not in out and f"  {'constrained':<18}: " in out
+    assert "[home-search]" not in out
 
 
 def test_eval_seal_tools_on_the_sample_writes_predictions_and_scores(tmp_path, capsys):

@@ -1,13 +1,16 @@
-"""The engine names `base` and `tuned` (the shipped adapter), resolved without a model."""
+"""The engine names `base`, `tuned` and `tuned-apps` (the shipped adapters), resolved without a
+model."""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import pytest
 
 import toollearn.models as models
 from toollearn.cli.common import engine_options, is_llama
 from toollearn.core.errors import EngineError
-from toollearn.models import TUNED_ADAPTER, resolve_alias, tuned_info
+from toollearn.models import APPS_ADAPTER, TUNED_ADAPTER, resolve_alias, tuned_info
 
 
 def test_aliases_resolve_to_llama_specs():
@@ -15,25 +18,37 @@ def test_aliases_resolve_to_llama_specs():
     assert resolve_alias("base@/x.gguf") == "llama@/x.gguf"
     assert resolve_alias("tuned") == "tuned"  # merged by the engine
     assert resolve_alias("tuned@/x.gguf") == "tuned@/x.gguf"
+    assert resolve_alias("tuned-apps") == f"tuned:{APPS_ADAPTER}"  # the apps adapter, merged
+    assert resolve_alias("tuned-apps@/x.gguf") == f"tuned:{APPS_ADAPTER}@/x.gguf"
     for other in ("llama", "llama:/m.gguf@/a.gguf", "hf:/dir", "openai:http://h/v1#m"):
         assert resolve_alias(other) == other
     assert is_llama("tuned") and is_llama("base@/x.gguf") and not is_llama("hf:/dir")
+    assert is_llama("tuned-apps")
     # a newly trained adapter merged in: --threads and --n-seq must reach llama.cpp too
     assert is_llama("tuned:/a.gguf+/b.gguf") and is_llama("tuned:/a.gguf@/c.gguf")
     assert engine_options("tuned:/a.gguf", 1, n_seq=8) == {"n_threads": 1, "n_seq": 8}
     assert engine_options("hf:/dir", 1, n_seq=8) == {}
 
 
-def test_the_adapter_ships_with_its_training_record():
-    assert TUNED_ADAPTER.is_file() and TUNED_ADAPTER.stat().st_size < 25 * 2**20
+def test_the_adapters_ship_with_their_training_records():
+    sizes = [path.stat().st_size for path in (TUNED_ADAPTER, APPS_ADAPTER)]
+    assert sum(sizes) < 25 * 2**20  # together at most 25 MB (issue 15)
     info = tuned_info()
     assert info["config"]["method"] == "lora" and info["datasets"]
+    apps = tuned_info(apps=True)
+    assert apps["config"]["method"] == "lora"
+    assert sorted(Path(d).name for d in apps["datasets"]) == [
+        "apps2-home-search", "apps2-trip-booking"]  # fmt: skip
     notice = (TUNED_ADAPTER.parent / "NOTICE").read_text()
     assert "Seal-Tools" in notice and "ToolDEER" in notice and "SmolLM2" in notice
+    assert "apps-135m.gguf" in notice
 
 
 def test_a_missing_adapter_is_a_clear_error(monkeypatch, tmp_path):
     monkeypatch.setattr(models, "TUNED_ADAPTER", tmp_path / "gone.gguf")
     with pytest.raises(EngineError, match="--model base"):
         resolve_alias("tuned")
+    monkeypatch.setattr(models, "APPS_ADAPTER", tmp_path / "gone-too.gguf")
+    with pytest.raises(EngineError, match="gone-too.gguf"):
+        resolve_alias("tuned-apps")
     assert resolve_alias("base") == "llama"

@@ -121,11 +121,13 @@ def test_serve_model_flags_choose_the_engine(tmp_path):
     adapter.write_bytes(b"GGUF")
     assert engine_spec(None, None) == "tuned" and default_model_id(None, None).endswith("-tools")
     assert engine_spec("base", None) == "base"
+    assert engine_spec("tuned-apps", None) == "tuned-apps"
+    assert default_model_id("tuned-apps", None) == "smollm2-135m-apps"
     assert engine_spec(None, str(adapter)) == f"base@{adapter}"  # an adapter goes on the base
     assert default_model_id(None, str(adapter)) == "smollm2-135m+mine"
     with pytest.raises(DataError, match="already has its adapter"):
         engine_spec("tuned", str(adapter))
     with pytest.raises(DataError, match="not found"):
         engine_spec(None, str(tmp_path / "missing.gguf"))
-    with pytest.raises(DataError, match="tuned, base or an existing .gguf"):
+    with pytest.raises(DataError, match="tuned, tuned-apps, base or an existing .gguf"):
         engine_spec("nonsense", None)

@@ -6,21 +6,27 @@ import argparse
 from typing import Any
 
 ENGINE_HELP = (
-    "engine spec (default: tuned, the embedded model with the shipped tools-135m adapter; "
-    "base, llama@ADAPTER.gguf, hf:DIR, openai:URL#model, ...: see toollearn.engines)"
+    "engine spec (default: %(default)s; tuned: the embedded model with the shipped tools-135m "
+    "adapter, tuned-apps: with the shipped apps-135m adapter, base, llama@ADAPTER.gguf, "
+    "hf:DIR, openai:URL#model, ...: see toollearn.engines)"
 )
 
 
-def add_engine_args(p: argparse.ArgumentParser, model_flag: bool = True) -> None:
-    """--engine (and its shorthand --model base|tuned), --threads, and llama.cpp's --weights,
-    --prefill-weights and --flash-attn."""
-    from toollearn.models import DEFAULT_ENGINE
+def add_engine_args(
+    p: argparse.ArgumentParser, model_flag: bool = True, default: str | None = None
+) -> None:
+    """--engine (and its shorthand --model base|tuned|tuned-apps), --threads, and llama.cpp's
+    --weights, --prefill-weights and --flash-attn. `default`: the engine when none is named
+    (the shipped tools adapter unless a command says otherwise)."""
+    from toollearn.models import APPS_ENGINE, DEFAULT_ENGINE
 
-    p.add_argument("--engine", default=DEFAULT_ENGINE, help=ENGINE_HELP)
+    default = default or DEFAULT_ENGINE
+    p.add_argument("--engine", default=default, help=ENGINE_HELP)
     if model_flag:
-        p.add_argument("--model", dest="engine", choices=("base", "tuned"),
-                       help="the embedded model plain (base) or with the shipped adapter "
-                       "(tuned, the default); the same as --engine base|tuned")  # fmt: skip
+        p.add_argument("--model", dest="engine", choices=("base", "tuned", APPS_ENGINE),
+                       help=f"the embedded model plain (base), with the shipped tools adapter "
+                       f"(tuned) or the apps adapter ({APPS_ENGINE}); default {default}; the "
+                       "same as --engine NAME")  # fmt: skip
     p.add_argument(
         "--threads",
         type=int,
@@ -110,7 +116,7 @@ def engine_options(spec: str, threads: int | None, **llama: Any) -> dict[str, An
 def is_llama(spec: str) -> bool:
     """Whether a spec runs on llama.cpp (llama..., base..., tuned..., "tuned:/a.gguf" too)."""
     kind = spec.partition("@")[0].partition(":")[0]
-    return spec.startswith("llama") or kind in ("base", "tuned")
+    return spec.startswith("llama") or kind in ("base", "tuned", "tuned-apps")
 
 
 def load_engine_spec(spec: str, threads: int | None = None, **llama: Any) -> Any:

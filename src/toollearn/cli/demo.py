@@ -1,6 +1,6 @@
 """`toollearn demo` (the embedded model, base and tuned, on bundled Seal-Tools queries, free vs
-constrained, then on real Python tools in the general call format) and `toollearn call` (one
-query against your own tools)."""
+constrained, then on real Python tools in the general call format, then one goal of each app
+with the apps adapter) and `toollearn call` (one query against your own tools)."""
 
 from __future__ import annotations
 
@@ -32,9 +32,12 @@ def register(subparsers: Any) -> None:
         "(tuned), or through --engine alone, with and without the call-list constraint; "
         "prints each query, the predicted "
         "calls and the official and strict scores; then answers two requests with the demo's "
-        "real Python tools in the general call format (calls executed, declining allowed).",
+        "real Python tools in the general call format (calls executed, declining allowed); "
+        "last, base and the shipped apps adapter (tuned-apps) write a program for one test "
+        "goal of each app, executed and judged.",
     )
     d.add_argument("-n", "--n", type=int, default=6, help="Seal-Tools queries (default 6)")
+    d.add_argument("--no-apps", action="store_true", help="leave out the apps' goals")
     add_engine_args(d)
     d.add_argument("--max-tokens", type=int, default=256)
     d.set_defaults(func=run_demo)
@@ -122,6 +125,8 @@ def run_demo(args: argparse.Namespace) -> int:
     print(f"\nYour own tools ({last or 'the engine'}; the general call format, constrained, "
           "calls executed):")  # fmt: skip
     user_tools_demo(engines[last])
+    if not args.no_apps:
+        apps_demo(args, engines)
     print(
         f"\n{time.perf_counter() - t0:.0f} s in all. Full test sets: toollearn eval seal-tools "
         "--split all --modes free,constrained --data-root DIR --out-root runs/NAME"
@@ -144,6 +149,37 @@ def demo_table(scores: dict[tuple[str, str], dict[str, Any]]) -> str:
                          "hallucinated": s["hallucinated_tools"][scorer]})  # fmt: skip
     cols = ["model", "mode", "scorer", "n", "format", "tool_f1", "param_f1", "hallucinated"]
     return format_table(rows, cols, floatfmt=".1f")
+
+
+def apps_demo(args: argparse.Namespace, engines: dict[str, Any]) -> None:
+    """The first test goal of each app: a program from base and the apps adapter (or the one
+    --engine), executed and judged against the goal's criteria."""
+    from toollearn.apps.datasets import app_class, load_demos, load_tests
+    from toollearn.apps.generator import ActionGenerator
+    from toollearn.apps.scoring import score_program
+    from toollearn.cli.common import load_engines
+    from toollearn.evaluation.runners.apps import app_config
+    from toollearn.models import APPS_ENGINE
+
+    if set(engines) == {"base", "tuned"}:
+        apps = load_engines({APPS_ENGINE: APPS_ENGINE}, args.threads, **llama_flags(args))
+        engines = {"base": engines["base"], **apps}
+    print("\nThe apps (system prompt + 3 demos; the program is executed and judged):")
+    for app in ("home-search", "trip-booking"):
+        cls, goal = app_class(app), load_tests(app)[0]
+        config = app_config(app, "system+demos")
+        print(f"[{app}] {goal.query}")
+        for label, engine in engines.items():
+            generator = ActionGenerator(cls, engine, load_demos(app), config)
+            gen = generator.generate([goal.query])[0]
+            judged = score_program(gen.completion.text, [goal.metadata["program"]], cls)
+            verdict = "success" if judged["success"] else (
+                f"criteria F1 {100 * judged['f1']:.0f}" if judged["executable"]
+                else f"not executable: {judged['error']}")  # fmt: skip
+            program = "; ".join(line.strip() for line in gen.text.splitlines() if line.strip())
+            shown = program if len(program) <= 240 else program[:240] + "..."
+            print(f"  {label or engine.name:<18}: {shown}\n  {'':<18}  -> {verdict}")
+    print("Whole test sets: toollearn eval apps-table --configs system+demos --out runs/NAME")
 
 
 def user_tools_demo(engine: Any) -> None:

@@ -17,7 +17,9 @@ APP_HELP = {
 
 
 def _common(p: argparse.ArgumentParser) -> None:
-    add_engine_args(p)
+    from toollearn.models import APPS_ENGINE
+
+    add_engine_args(p, default=APPS_ENGINE)
     p.add_argument("--out", required=True, help="run directory (resumed if it exists)")
     p.add_argument("--limit", type=int, default=None, help="first N test goals only")
     p.add_argument("--batch-size", type=int, default=4)

@@ -24,8 +24,8 @@ def register(subparsers: Any) -> None:
     p.set_defaults(engine=None)  # --model and --adapter choose, unless --engine is given
     p.add_argument("--model", default=None,
                    help="tuned (the embedded model with the adapter shipped in the package; "
-                   "the default), base (the embedded model as released; the default with "
-                   "--adapter), or a GGUF file")  # fmt: skip
+                   "the default), tuned-apps (with the apps adapter), base (the embedded model "
+                   "as released; the default with --adapter), or a GGUF file")  # fmt: skip
     p.add_argument("--adapter", default=None, help="a GGUF LoRA adapter to apply")
     p.add_argument(
         "--model-id",
@@ -55,23 +55,24 @@ def engine_spec(model: str | None, adapter: str | None) -> str:
     model = model or ("base" if adapter else "tuned")
     if adapter and not Path(adapter).is_file():
         raise DataError("adapter not found", adapter)
-    if model == "tuned":
+    if model in ("tuned", "tuned-apps"):
         if adapter:
-            raise DataError("--model tuned already has its adapter; use --model base --adapter")
-        return "tuned"
+            raise DataError(f"--model {model} already has its adapter; use --model base --adapter")
+        return model
     if model == "base":
         spec = "base"
     else:
         path = Path(model)
         if path.suffix != ".gguf" or not path.is_file():
-            raise DataError("--model is tuned, base or an existing .gguf file", model)
+            raise DataError("--model is tuned, tuned-apps, base or an existing .gguf file", model)
         spec = f"llama:{path}"
     return f"{spec}@{adapter}" if adapter else spec
 
 
 def default_model_id(model: str | None, adapter: str | None) -> str:
     model = model or ("base" if adapter else "tuned")
-    name = {"base": "smollm2-135m", "tuned": "smollm2-135m-tools"}.get(model, Path(model).stem)
+    names = {"base": "smollm2-135m", "tuned": "smollm2-135m-tools"}
+    name = names.get(model, "smollm2-135m-apps" if model == "tuned-apps" else Path(model).stem)
     return f"{name}+{Path(adapter).stem}" if adapter else name
 
 

@@ -14,6 +14,8 @@
   "tuned" | "base"              the embedded model with / without the shipped tools-135m
                                 adapter, which "tuned" merges into the weights (llama_merge;
                                 "tuned@/more.gguf" adds a runtime LoRA; toollearn.models)
+  "tuned-apps"                  the embedded model with the shipped apps-135m adapter merged
+                                (the app benchmarks' default; "tuned:<its path>")
   "tuned:/a.gguf[+/b.gguf]"     the embedded model with these GGUF LoRAs merged instead
                                 (how a newly trained adapter runs at the shipped one's speed)
 

@@ -7,6 +7,11 @@ engine spec `tuned` is the embedded model with this adapter merged into its weig
 default of every command; `engines.llama_merge`), `base` the plain embedded model; either may
 name runtime adapters after `@`. `llama@<TUNED_ADAPTER>` applies the same adapter at run time
 (same outputs up to rounding, slower decoding).
+`apps-135m.gguf` is a second adapter, trained only on the Home Search and Trip Booking programs
+(`toollearn train --config recipes/apps-135m-v4.yaml`; `apps-135m.train.json`): the engine spec
+`tuned-apps` merges it instead, and it is the default of the app benchmarks (`toollearn eval
+home-search|trip-booking|apps-table`), where the single tools adapter writes few programs
+that run.
 `deer-gates.json` holds the gate that makes DEER's Call/NoCall decision by default
 (`DecisionAgent.gated`: the query's MiniLM similarity to the pool, with its calibrated
 threshold), and a Search/NoSearch classifier (`deer-search-gate.npz`) that is not on by default
@@ -25,31 +30,40 @@ HERE = Path(__file__).resolve().parent
 TUNED_ADAPTER = HERE / "tools-135m.gguf"
 TUNED_INFO = HERE / "tools-135m.train.json"
 DEFAULT_ENGINE = "tuned"
+APPS_ADAPTER = HERE / "apps-135m.gguf"
+APPS_INFO = HERE / "apps-135m.train.json"
+APPS_ENGINE = "tuned-apps"
 DEER_GATES = HERE / "deer-gates.json"
 
 
-def tuned_adapter() -> Path:
-    """The shipped adapter's path, or a clear error when this copy of toollearn lacks it."""
-    if not TUNED_ADAPTER.is_file():
+def tuned_adapter(apps: bool = False) -> Path:
+    """A shipped adapter's path (the tools adapter, or the apps one), or a clear error when
+    this copy of toollearn lacks it."""
+    path = APPS_ADAPTER if apps else TUNED_ADAPTER
+    if not path.is_file():
         raise EngineError(
-            f"the tuned adapter {TUNED_ADAPTER} is missing from this installation; use the "
+            f"the tuned adapter {path} is missing from this installation; use the "
             "engine 'base' (--model base) or name an adapter: llama@FILE.gguf"
         )
-    return TUNED_ADAPTER
+    return path
 
 
-def tuned_info() -> dict[str, Any]:
-    """The shipped adapter's training record (`train.json` of its run)."""
-    return json.loads(TUNED_INFO.read_text()) if TUNED_INFO.is_file() else {}
+def tuned_info(apps: bool = False) -> dict[str, Any]:
+    """A shipped adapter's training record (`train.json` of its run)."""
+    path = APPS_INFO if apps else TUNED_INFO
+    return json.loads(path.read_text()) if path.is_file() else {}
 
 
 def resolve_alias(spec: str) -> str:
-    """'base[@A]' -> 'llama[@A]'; other specs (`tuned[@A]` included) unchanged. 'tuned' stays
-    a kind of its own: the engine merges the shipped adapter into the weights (checked here,
-    so a missing adapter fails before anything loads)."""
+    """'base[@A]' -> 'llama[@A]', 'tuned-apps[@A]' -> 'tuned:<apps adapter>[@A]'; other specs
+    (`tuned[@A]` included) unchanged. 'tuned' stays a kind of its own: the engine merges the
+    shipped adapter into the weights (checked here, so a missing adapter fails before anything
+    loads)."""
     name, sep, extra = spec.partition("@")
     if name == "base":
         return "llama" + sep + extra
+    if name == APPS_ENGINE:
+        return f"tuned:{tuned_adapter(apps=True)}" + sep + extra
     if name == "tuned":
         tuned_adapter()
     return spec
