@@ -81,9 +81,14 @@ def test_headline_tables_and_figure(tmp_path: Path):
     assert "*paper: GPT-4 (SambaNova Table 6, system+demos)* | full set | 98.0 | - | - |" in text
     assert rows == [{"panel": "Home Search, system prompt + demos, grammar", "metric": "success",
                      "short": "Home Search\ngrammar",
-                     "n": 100, "base": 0.0, "tuned": 0.0, "paper_best": 98.0}]  # fmt: skip
+                     "n": 100, "base": 0.0, "tuned": 0.0, "paper_best": 98.0,
+                     "tuned_label": "tuned"}]  # fmt: skip
     plot_headline(rows, tmp_path / "headline.png")
     assert (tmp_path / "headline.png").read_bytes()[:4] == b"\x89PNG"
+    # one bar colour per adapter, each named in the legend (a tools and an apps adapter here)
+    two = [{**rows[0], "tuned_label": "tools-135m v3"}, {**rows[0], "tuned_label": "apps-135m"}]
+    plot_headline(two, tmp_path / "two.png")
+    assert (tmp_path / "two.png").read_bytes()[:4] == b"\x89PNG"
 
 
 def test_headline_takes_panels_from_named_run_folders(capsys, tmp_path: Path):

@@ -125,7 +125,8 @@ def headline(
         values = data["metrics"][panel.headline]
         figure.append({"panel": panel.title, "short": panel.short, "metric": panel.headline,
                        "n": data["n"],
-                       "base": values[0], "tuned": values[-1], "paper_best": best})  # fmt: skip
+                       "base": values[0], "tuned": values[-1], "paper_best": best,
+                       "tuned_label": labels[-1].split(" (")[0]})  # fmt: skip
     if not parts:
         where = root if root is not None else "the panels' folders"
         raise DataError(f"no compare.json under {where} (run recipes/tools-135m-eval.sh first)")
@@ -133,8 +134,8 @@ def headline(
 
 
 def plot_headline(rows: list[dict[str, Any]], path: str | Path) -> None:
-    """Grouped bars: base and tuned on each panel's headline metric, the best paper number as
-    a marker."""
+    """Grouped bars: base and tuned on each panel's headline metric (one colour per adapter, the
+    compare table's last label), the best paper number as a marker."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -143,8 +144,13 @@ def plot_headline(rows: list[dict[str, Any]], path: str | Path) -> None:
     fig, ax = plt.subplots(figsize=(max(11.0, 1.25 * len(rows) + 3.5), 4.6))
     xs = range(len(rows))
     ax.bar([x - 0.2 for x in xs], [r["base"] or 0 for r in rows], 0.4, label="SmolLM2-135M base")
-    ax.bar([x + 0.2 for x in xs], [r["tuned"] or 0 for r in rows], 0.4,
-           label="SmolLM2-135M + tools-135m (CPU LoRA)")  # fmt: skip
+    adapters = list(dict.fromkeys(r.get("tuned_label") or "tools-135m" for r in rows))
+    for color, adapter in zip(("tab:orange", "tab:green", "tab:red", "tab:purple"), adapters):
+        mine = [
+            (x, r) for x, r in zip(xs, rows) if (r.get("tuned_label") or "tools-135m") == adapter
+        ]
+        ax.bar([x + 0.2 for x, _ in mine], [r["tuned"] or 0 for _, r in mine], 0.4, color=color,
+               label=f"SmolLM2-135M + {adapter} (CPU LoRA)")  # fmt: skip
     paper = [(x, r["paper_best"]) for x, r in zip(xs, rows) if r["paper_best"] is not None]
     if paper:
         ax.scatter(*zip(*paper), marker="_", s=900, linewidths=3, color="black",
