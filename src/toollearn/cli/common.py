@@ -115,8 +115,10 @@ def engine_options(spec: str, threads: int | None, **llama: Any) -> dict[str, An
 
 def is_llama(spec: str) -> bool:
     """Whether a spec runs on llama.cpp (llama..., base..., tuned..., "tuned:/a.gguf" too)."""
+    from toollearn.models import APPS_ENGINE
+
     kind = spec.partition("@")[0].partition(":")[0]
-    return spec.startswith("llama") or kind in ("base", "tuned", "tuned-apps")
+    return spec.startswith("llama") or kind in ("base", "tuned", APPS_ENGINE)
 
 
 def load_engine_spec(spec: str, threads: int | None = None, **llama: Any) -> Any:

@@ -166,11 +166,11 @@ def apps_demo(args: argparse.Namespace, engines: dict[str, Any]) -> None:
         engines = {"base": engines["base"], **apps}
     print("\nThe apps (system prompt + 3 demos; the program is executed and judged):")
     for app in ("home-search", "trip-booking"):
-        cls, goal = app_class(app), load_tests(app)[0]
+        cls, goal, demos = app_class(app), load_tests(app)[0], load_demos(app)
         config = app_config(app, "system+demos")
         print(f"[{app}] {goal.query}")
         for label, engine in engines.items():
-            generator = ActionGenerator(cls, engine, load_demos(app), config)
+            generator = ActionGenerator(cls, engine, demos, config)
             gen = generator.generate([goal.query])[0]
             judged = score_program(gen.completion.text, [goal.metadata["program"]], cls)
             verdict = "success" if judged["success"] else (

@@ -71,8 +71,12 @@ def engine_spec(model: str | None, adapter: str | None) -> str:
 
 def default_model_id(model: str | None, adapter: str | None) -> str:
     model = model or ("base" if adapter else "tuned")
-    names = {"base": "smollm2-135m", "tuned": "smollm2-135m-tools"}
-    name = names.get(model, "smollm2-135m-apps" if model == "tuned-apps" else Path(model).stem)
+    names = {
+        "base": "smollm2-135m",
+        "tuned": "smollm2-135m-tools",
+        "tuned-apps": "smollm2-135m-apps",
+    }
+    name = names.get(model, Path(model).stem)
     return f"{name}+{Path(adapter).stem}" if adapter else name
 
 
