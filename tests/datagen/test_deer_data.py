@@ -4,6 +4,7 @@ prompts, seeded reproducibility; and the offline general queries behind its NoSe
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -23,6 +24,8 @@ from toollearn.datagen.deer import (
 )
 from toollearn.datagen.general_queries import (
     available,
+    evolve,
+    families,
     general_queries,
     looks_like_tool_request,
     phrasings,
@@ -233,6 +236,46 @@ def test_general_queries_are_many_varied_and_need_no_tool(deer_dir):
     valid = [e.query for e in load_split(deer_dir, "valid")]
     index = QueryIndex(valid)
     assert not [q for q in first if index.match(q)]
+
+
+@pytest.mark.shared
+def test_evol_general_queries_grow_the_plain_ones_in_breadth_and_depth(deer_dir):
+    assert available("evol") > available() + 3000 and len(phrasings("evol")) >= 90
+    assert set(families()) < set(families("evol"))
+    first = general_queries(2000, seed=0, style="evol")
+    assert len(set(first)) == 2000 and first == general_queries(2000, seed=0, style="evol")
+    assert not [q for q in first if looks_like_tool_request(q)]
+    assert general_queries(50, seed=0) == general_queries(50, seed=0, style="plain")
+    plain = set(q for qs in families("evol").values() for q in qs)
+    evolved = [q for q in first if q not in plain]
+    assert 0.7 < len(evolved) / len(first) < 0.9  # 0 operators on about a fifth
+
+    def sentences(qs):  # queries of more than one sentence
+        return sum(bool(re.search(r'[.?!"] [A-Z]', q)) for q in qs)
+
+    assert sentences(first) > 2 * sentences(general_queries(2000, seed=0))
+    index = QueryIndex([e.query for e in load_split(deer_dir, "valid")])
+    assert not [q for q in first if index.match(q)]
+    with pytest.raises(ValueError, match="unknown general-query style"):
+        general_queries(5, style="wizard")
+
+
+def test_evolve_applies_at_most_two_distinct_operators():
+    import random
+
+    rng = random.Random(0)
+    grown = [evolve("Explain entropy.", rng) for _ in range(300)]
+    assert "Explain entropy." in grown  # no operator
+    assert all("Explain entropy." in g and "{" not in g for g in grown)
+    assert max(g.count("Explain your reasoning step by step.") for g in grown) <= 1
+
+
+def test_decisions_only_when_no_answers_are_asked_for():
+    out = run(answers=False, answer_engine=None, general="evol")
+    kinds = {s.metadata["kind"] for s in out.samples}
+    assert "nosearch" in kinds and "nosearch-answer" not in kinds
+    assert out.config["by_kind"]["nosearch"] == 12 and out.config["general_queries"] == "evol"
+    assert not [r for r in out.rejections if r.startswith("answer")]
 
 
 @pytest.mark.model

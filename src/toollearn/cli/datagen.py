@@ -99,7 +99,11 @@ def _extra(kind: str, p: argparse.ArgumentParser) -> None:
     if kind == "deer":
         p.add_argument("--nosearch", type=int, default=1000, help="NoSearch queries")
         p.add_argument("--answer-engine", default="llama",
-                       help="engine writing the NoSearch answers (the base model)")  # fmt: skip
+                       help="engine writing the NoSearch answers (the base model); none: "
+                       "no answer samples, only the decisions (data to fit gates on)")  # fmt: skip
+        p.add_argument("--general", choices=("plain", "evol"), default="plain",
+                       help="NoSearch query style: plain templates, or Evol-Instruct-style "
+                       "(more task families, 0-2 in-depth operators each)")  # fmt: skip
         p.add_argument("--answers-cache", default=None, help="resumable cache of the answers")
         p.add_argument("--pool-mix", default="2:1:2", type=pool_mix, metavar="R:I:X",
                        help="weights of random, intra-cluster and inter-cluster candidate "
@@ -206,10 +210,12 @@ def _generate_other(args: argparse.Namespace, root: str | None, ex: Any) -> Any:
         from toollearn.cli.common import load_engine_spec
         from toollearn.datagen.deer import generate_deer
 
-        engine = load_engine_spec(args.answer_engine) if args.nosearch else None
+        answer = args.nosearch and args.answer_engine != "none"
+        engine = load_engine_spec(args.answer_engine) if answer else None
         return generate_deer(root, seed=args.seed, n_nosearch=args.nosearch,
                              answer_engine=engine, answers_cache=args.answers_cache,
-                             exclusions=ex, mix=args.pool_mix)  # fmt: skip
+                             exclusions=ex, mix=args.pool_mix, general=args.general,
+                             answers=bool(answer))  # fmt: skip
     if args.kind == "natural":
         from toollearn.datagen.natural import generate_natural
 

@@ -191,15 +191,20 @@ def search_samples(
 
 
 def nosearch_queries(
-    n: int, seed: int, exclusions: Exclusions, tool_queries: Sequence[str], out: Generated
+    n: int,
+    seed: int,
+    exclusions: Exclusions,
+    tool_queries: Sequence[str],
+    out: Generated,
+    style: str = "plain",
 ) -> list[str]:
-    """n general queries, none a held-out query (or near-copy) nor a near-copy of a tool
-    example (that would label one request both ways)."""
+    """n general queries of a style (`general_queries`), none a held-out query (or near-copy)
+    nor a near-copy of a tool example (that would label one request both ways)."""
     from toollearn.datagen.general_queries import available, general_queries
 
     held, near_tools = QueryIndex(exclusions.queries), QueryIndex(tool_queries)
     kept: list[str] = []
-    for query in general_queries(min(available(), n + n // 4 + 20), seed):
+    for query in general_queries(min(available(style), n + n // 4 + 20), seed, style):
         if len(kept) == n:
             break
         hit = held.match(query)
@@ -264,10 +269,11 @@ def answer_queries(
 
 
 def nosearch_samples(
-    queries: Sequence[str], answers: Mapping[str, dict[str, Any]], out: Generated
+    queries: Sequence[str], answers: Mapping[str, dict[str, Any]], out: Generated | None
 ) -> list[TrainingSample]:
     """The released no-search turn for each query, then the chat sample of each usable answer
-    (the prompt DecisionAgent's direct answer sends, the base model's answer as target)."""
+    (the prompt DecisionAgent's direct answer sends, the base model's answer as target); with
+    `out` None, the decisions only (no answers were asked for)."""
     decisions, chats = [], []
     for i, query in enumerate(queries):
         example = Example(f"nosearch:{i}", query, needs_tool=False, split="nosearch",
@@ -275,6 +281,8 @@ def nosearch_samples(
         [sample] = to_training_sample(example, "deer")
         meta = {**sample.metadata, "kind": "nosearch", "query": query, "tools": [], "mode": None}
         decisions.append(replace(sample, metadata=meta))
+        if out is None:
+            continue
         rec = answers.get(query) or {"error": "no answer"}
         text = (rec.get("answer") or "").strip()
         if rec.get("error"):
@@ -323,10 +331,14 @@ def generate_deer(
     answers_cache: str | Path | None = None,
     clusters: Mapping[str, int] | None = None,
     exclusions: Exclusions | None = None,
+    general: str = "plain",
+    answers: bool = True,
 ) -> Generated:
     """DEER's Call / NoCall / NoSearch samples (and the NoSearch chat samples) from ToolDEER
     under `root`; see the module docstring. `clusters` (tool name -> cluster) skips the
-    KMeans; `answer_engine` defaults to the embedded model (loaded only when needed)."""
+    KMeans; `answer_engine` defaults to the embedded model (loaded only when needed);
+    `general` is the NoSearch queries' style; `answers=False` writes no chat samples (the
+    decisions only: data to fit the gates on)."""
     out = Generated()
     exclusions = deer_exclusions(root) if exclusions is None else exclusions
     mix = dict(DEER_MIX if mix is None else mix)
@@ -337,9 +349,11 @@ def generate_deer(
     clusters = dict(clusters) if given else deer_clusters(pool)
     out.samples = search_samples(examples, pool, clusters, exclusions, out, seed=seed, mix=mix)
     tool_queries = [e["query"] for t in tools for e in t.metadata.get("examples", ())]
-    queries = nosearch_queries(n_nosearch, seed, exclusions, tool_queries, out)
+    queries = nosearch_queries(n_nosearch, seed, exclusions, tool_queries, out, general)
     engine_label = ""
-    if queries:
+    if queries and not answers:
+        out.samples += nosearch_samples(queries, {}, None)
+    elif queries:
         if answer_engine is None:
             from toollearn.engines import load_engine
 
@@ -348,6 +362,7 @@ def generate_deer(
         answers = answer_queries(queries, answer_engine, answers_cache)
         out.samples += nosearch_samples(queries, answers, out)
     out.config = _config(out.samples, tools, clusters, given, seed, mix, n_nosearch, engine_label)
+    out.config["general_queries"] = general
     return out
 
 

@@ -17,6 +17,16 @@ any query with a word that would; the pools avoid them).
 expansions are shuffled by its own seeded generator and drawn round-robin over the families
 (in a seeded order), so any prefix is balanced across families; a fifth get a short style
 request appended ("Keep it brief.").
+
+`general_queries(n, seed, style="evol")` draws them the way DEER's source dataset was made:
+WizardLM's Evol-Instruct (Xu et al. 2023a) grew its instructions in breadth (new topics and
+tasks) and in depth (add constraints, deepen, concretize, add reasoning steps, complicate the
+input). Offline and without an LLM, `data/general_evol.json` gives 8 more families (plans,
+code in 16 languages, analyses, role scenarios, rewriting given passages, classifying given
+items, multi-step word problems, creative forms) and the five in-depth operators as templated
+clauses; each drawn query (plain or new family) gets 0, 1 or 2 distinct operators (20/50/30%).
+The valid split's 193 NoSearch queries are never read here; `nosearch_queries` drops any
+generated query that matches a held-out query.
 """
 
 from __future__ import annotations
@@ -30,7 +40,10 @@ from functools import cache
 from pathlib import Path
 
 DATA = Path(__file__).with_name("data") / "general_queries.json"
+EVOL = Path(__file__).with_name("data") / "general_evol.json"
+STYLES = ("plain", "evol")
 P_SUFFIX = 0.2
+P_OPERATORS = (0.2, 0.5, 0.3)  # evol: chance of 0, 1 and 2 in-depth operators
 TOOL_WORDS = re.compile(
     r"\b(weather|forecast|book|booking|reserv\w*|search\w*|database|look ?up|prices?|stocks?|"
     r"live|latest|current(ly)?|today|tonight|tomorrow|news|flights?|hotels?|buy|purchase|"
@@ -51,6 +64,11 @@ def _spec() -> dict:
     return json.loads(DATA.read_text(encoding="utf-8"))
 
 
+@cache
+def _evol() -> dict:
+    return json.loads(EVOL.read_text(encoding="utf-8"))
+
+
 def _fields(template: str) -> list[str]:
     return [f for _, f, _, _ in string.Formatter().parse(template) if f]
 
@@ -64,10 +82,7 @@ def expand(template: str, pools: dict[str, list[str]]) -> list[str]:
     ]
 
 
-@cache
-def families() -> dict[str, tuple[str, ...]]:
-    """{family: its distinct queries (no tool-like ones)}, in a fixed order."""
-    spec = _spec()
+def _expand_families(spec: dict) -> dict[str, tuple[str, ...]]:
     out: dict[str, tuple[str, ...]] = {}
     for name, templates in spec["families"].items():
         found = (q for t in templates for q in expand(t, spec["pools"]))
@@ -75,21 +90,51 @@ def families() -> dict[str, tuple[str, ...]]:
     return out
 
 
-def phrasings() -> list[str]:
+@cache
+def families(style: str = "plain") -> dict[str, tuple[str, ...]]:
+    """{family: its distinct base queries (no tool-like ones)}, in a fixed order; "evol" adds
+    the in-breadth families of `general_evol.json` to the plain ones."""
+    if style not in STYLES:
+        raise ValueError(f"unknown general-query style {style!r} (one of {', '.join(STYLES)})")
+    out = _expand_families(_spec())
+    if style == "evol":
+        out.update({f"evol-{k}": v for k, v in _expand_families(_evol()).items()})
+    return out
+
+
+def evolve(query: str, rng: random.Random) -> str:
+    """The query with 0-2 distinct in-depth operators of `general_evol.json` applied, in the
+    order drawn; each operator's slots are filled from its pools (and `aspect`)."""
+    spec = _evol()
+    pools = {**spec["operator_pools"], "aspect": spec["pools"]["aspect"]}
+    k = rng.choices(range(len(P_OPERATORS)), weights=P_OPERATORS)[0]
+    for op in rng.sample(sorted(spec["operators"]), k):
+        template = rng.choice(spec["operators"][op])
+        values = {f: rng.choice(pools[f]) for f in _fields(template) if f != "query"}
+        if "{query}" in template:
+            query = template.format(query=query, **values)
+        else:
+            query += template.format(**values)
+    return query
+
+
+def phrasings(style: str = "plain") -> list[str]:
     """All templates (one per phrasing)."""
-    return [t for ts in _spec()["families"].values() for t in ts]
+    specs = [_spec()] + ([_evol()] if style == "evol" else [])
+    return [t for spec in specs for ts in spec["families"].values() for t in ts]
 
 
-def available() -> int:
-    """How many distinct queries the families can produce (before style suffixes)."""
-    return sum(len(qs) for qs in families().values())
+def available(style: str = "plain") -> int:
+    """How many distinct base queries the families can produce (before suffixes/operators)."""
+    return sum(len(qs) for qs in families(style).values())
 
 
-def general_queries(n: int, seed: int = 0) -> list[str]:
-    """n distinct general queries, balanced over the families, deterministic for a seed."""
-    if n > available():
-        raise ValueError(f"only {available()} distinct general queries exist, asked for {n}")
-    fams = families()
+def general_queries(n: int, seed: int = 0, style: str = "plain") -> list[str]:
+    """n distinct general queries, balanced over the families, deterministic for a seed:
+    "plain" (a fifth with a style suffix) or "evol" (0-2 in-depth operators each, `evolve`)."""
+    if n > available(style):
+        raise ValueError(f"only {available(style)} distinct general queries exist, asked for {n}")
+    fams = families(style)
     order = sorted(fams)
     random.Random(f"{seed}:general:order").shuffle(order)
     queues = {}
@@ -98,6 +143,7 @@ def general_queries(n: int, seed: int = 0) -> list[str]:
         random.Random(f"{seed}:general:{name}").shuffle(items)
         queues[name] = iter(items)
     rng = random.Random(f"{seed}:general:suffix")
+    evol_rng = random.Random(f"{seed}:general:evol")
     suffixes = _spec()["suffixes"]
     out: list[str] = []
     seen: set[str] = set()
@@ -107,7 +153,11 @@ def general_queries(n: int, seed: int = 0) -> list[str]:
             if query is None:
                 del queues[name]
                 continue
-            if rng.random() < P_SUFFIX:
+            if style == "evol":
+                query = evolve(query, evol_rng)
+                if looks_like_tool_request(query):
+                    continue
+            elif rng.random() < P_SUFFIX:
                 query += rng.choice(suffixes)
             if query not in seen:
                 seen.add(query)

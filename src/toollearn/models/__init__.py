@@ -15,7 +15,7 @@ that run.
 `deer-gates.json` holds the gate that makes DEER's Call/NoCall decision by default
 (`DecisionAgent.gated`: the query's MiniLM similarity to the pool, with its calibrated
 threshold), and a Search/NoSearch classifier (`deer-search-gate.npz`) that is not on by default
-(measured: it does not transfer to real general queries).
+(measured: it transfers only in part to real general queries and declines some tool requests).
 """
 
 from __future__ import annotations
