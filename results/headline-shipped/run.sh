@@ -1,17 +1,30 @@
 #!/usr/bin/env bash
-# The headline of what ships: tools-135m v3 (`tuned`) on Seal-Tools and DEER, as in
-# results/headline-v3, and the apps adapter apps-135m (`tuned-apps`, apps-135m-v4) on the two
-# apps, free (system + demos), each against the base model on the same examples.
+# The headline of what ships: tools-135m v3 (`tuned`) on Seal-Tools and DEER valid, as in
+# results/headline-v3; on DEER's three unseen-tool sets the default DEER agent's Call decision,
+# now made by the shipped call gate (the embedded MiniLM with the LoRA adapter deer-call-gate,
+# gates only: results/deer-gates-only/*-mix100-lora) beside the earlier v3 agent with the plain
+# embedded MiniLM gate; and the apps adapter apps-135m (`tuned-apps`, apps-135m-v4) on the two
+# apps, free (system + demos); each against the base model on the same examples.
 set -euo pipefail
 source .venv/bin/activate
 A=results/eval-apps-135m-v4
+H=results/headline-shipped
+for s in test tool_bench tool_corpus; do
+  base=results/deer-$s-dc
+  [ "$s" = test ] && base=results/deer-test-dc-released
+  mkdir -p "$H/deer-$s-dc"
+  toollearn report compare "$base" "results/eval-v3-dc/deer-$s-dc" \
+    "results/deer-gates-only/$s-mix100-lora" --label "base (zero-shot)" \
+    --label "v3, embedded MiniLM gate (before)" --label "shipped DEER agent, LoRA MiniLM gate" \
+    --data-root ../shared/data --out "$H/deer-$s-dc/compare.md" --json "$H/deer-$s-dc/compare.json"
+done
 toollearn report headline \
   --panel seal-constrained=results/seal-full-v3 \
   --panel seal-free=results/seal-free-v3 \
-  --panel deer-test-dc=results/eval-v3-dc/deer-test-dc \
-  --panel deer-tool_bench-dc=results/eval-v3-dc/deer-tool_bench-dc \
-  --panel deer-tool_corpus-dc=results/eval-v3-dc/deer-tool_corpus-dc \
+  --panel deer-test-dc=$H/deer-test-dc \
+  --panel deer-tool_bench-dc=$H/deer-tool_bench-dc \
+  --panel deer-tool_corpus-dc=$H/deer-tool_corpus-dc \
   --panel deer-valid=results/eval-v3-gates/deer-valid \
   --panel "apps-hs/home-search/system+demos=$A/home-search/system+demos" \
   --panel "apps-tb/trip-booking/system+demos=$A/trip-booking/system+demos" \
-  --out results/headline-shipped/headline.md --figure results/headline-shipped/headline.png
+  --out $H/headline.md --figure $H/headline.png

@@ -89,3 +89,43 @@ def test_training_pulls_queries_to_their_tools(seal_generated, tmp_path):
     assert tuned.model_id != base.model_id and "fine-tuned" in tuned.model_id
     (m0, acc0), (m1, acc1) = margin(base), margin(tuned)
     assert m1 > m0 + 0.01 and acc1 >= acc0, (m0, acc0, m1, acc1)
+
+
+@pytest.mark.model
+def test_a_lora_adapter_trains_small_and_loads_into_the_embedded_minilm(seal_generated, tmp_path):
+    """`--lora`: only the adapter is written (float16, a fraction of the model's bytes), the
+    encoder merges it into the embedded MiniLM, and it moves unseen queries nearer their tools."""
+    pytest.importorskip("peft")
+    from safetensors import safe_open
+
+    from toollearn.cli.main import main
+    from toollearn.retrieval.dense import MiniLMEncoder
+    from toollearn.retrieval.train import dataset_pairs, mix_pairs
+
+    out = tmp_path / "lora"
+    args = ["--batch-size", "16", "--lr", "1e-3", "--threads", "2", "--lora", "8"]
+    assert (
+        main(["retrieve", "train", "--data", f"{seal_generated}:256", "--out", str(out), *args])
+        == 0
+    )
+    model = out / "model"
+    assert sorted(p.name for p in model.iterdir()) == [
+        "adapter_config.json", "adapter_model.safetensors"]  # fmt: skip
+    assert (model / "adapter_model.safetensors").stat().st_size < 1_000_000
+    with safe_open(str(model / "adapter_model.safetensors"), "pt") as f:
+        assert {str(f.get_tensor(k).dtype) for k in f.keys()} == {"torch.float16"}  # noqa: SIM118
+    config = json.loads((model / "adapter_config.json").read_text())
+    assert config["r"] == 8 and not config["base_model_name_or_path"].startswith("/")
+    assert json.loads((out / "train.json").read_text())["config"]["lora_r"] == 8
+    base, tuned = MiniLMEncoder(), MiniLMEncoder(path=model)
+    assert "LoRA adapter (sha256" in tuned.model_id
+    seen = {(p.query, p.positive) for p in mix_pairs({str(seal_generated): 256})[0]}
+    unseen = [p for p in dataset_pairs(seal_generated) if (p.query, p.positive) not in seen]
+
+    def margin(encoder) -> float:
+        q = encoder.encode([p.query for p in unseen])
+        pos = (q * encoder.encode([p.positive for p in unseen])).sum(1)
+        neg = (q * encoder.encode([p.negative for p in unseen])).sum(1)
+        return float(np.mean(pos - neg))
+
+    assert margin(tuned) > margin(base) + 0.01

@@ -57,6 +57,19 @@ def test_deer_runs_on_the_same_shard(shared_data, capsys, tmp_path: Path):
     assert f"| P_DC | 2.8 | {100 * stored['P_DC']:.1f} |" in text
 
 
+def test_gates_only_runs_compare_as_decision_call_without_strict_scores(shared_data):
+    """A gates-only DEER run without a search gate searches every time (as --skip-search), and
+    writes no arguments, so its strict scores are blank; a model run's are kept."""
+    gates = RESULTS / "deer-gates-only" / "tool_corpus-mix100-lora"
+    result = compare_runs([RESULTS / "deer-tool_corpus-dc", gates], data_root=shared_data)
+    rows = dict(result.rows())
+    assert rows["P_DC_strict"][0] is not None and rows["P_DC_strict"][1] is None
+    assert rows["P_DC"][1] == pytest.approx(84.9, abs=0.05)
+    with pytest.raises(DataError, match="differ in 'skip_search'"):
+        compare_runs([gates, RESULTS / "deer-gates-only" / "tool_corpus-full-classifier"],
+                     data_root=shared_data)  # fmt: skip
+
+
 def test_incomparable_runs_are_refused(shared_data):
     with pytest.raises(DataError, match="different benchmarks"):
         compare_runs([APP / "constrained", RESULTS / "deer-valid-base"], data_root=shared_data)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -239,6 +240,9 @@ def test_gated_agent_uses_the_shipped_call_gate_and_its_answer_engine():
     gates = deer_gates()
     assert gates["search"] is None and gates["call"]["gate_tool"] is True
     assert gates["search_classifier"]["calibration"]["roc_auc"] > 0.9  # kept, not on by default
+    kind, _, path = gates["call"]["gate"].partition(":")  # the shipped LoRA'd MiniLM
+    assert kind == "similarity" and Path(path).name == "deer-call-gate"
+    assert (Path(path) / "adapter_model.safetensors").stat().st_size < 2_000_000
     other = Tool("get_joke", "A random joke", {"type": "object", "properties": {}})
     call = " get_weather(city='Rome') #APIResponse#"
     engine = ScriptedEngine([deer.SEARCH_SPAN, deer.SEARCH_SPAN, call])
@@ -247,6 +251,7 @@ def test_gated_agent_uses_the_shipped_call_gate_and_its_answer_engine():
     poem = agent.run("Write a short poem about the sea.", [WEATHER, other])
     assert poem.meta["outcome"] == "no_call" and poem.answer.startswith("Waves")
     assert len(engine.requests) == 1 and poem.meta["gate"] == "similarity"  # search only
+    assert "LoRA adapter (sha256" in agent.config()["encoder"]
     rome = agent.run("What is the weather in Rome today?", [other, WEATHER])
     decided = rome.decisions()
     assert decided["needs_tool"] is True and decided["tool"] == "get_weather"
@@ -265,7 +270,7 @@ def test_eval_deer_shipped_gates_fill_the_flags_and_refuse_others(tmp_path, caps
     assert main([*base, "--out", str(tmp_path / "run")]) == 0
     config = json.loads((tmp_path / "run" / "scores.json").read_text())["config"]
     assert config["gates"] == "shipped" and config["gate_tool"] is True
-    assert config["call_gate"] == "similarity" and "search_gate" not in config
+    assert config["call_gate"].endswith("deer-call-gate") and "search_gate" not in config
 
 
 def test_retriever_queries_recompute_the_pairs_a_retriever_trained_on(tmp_path):

@@ -131,6 +131,24 @@ def _get(scores: dict[str, Any], path: tuple[str, ...]) -> float | None:
     return float(value) if isinstance(value, int | float) else None
 
 
+def task_setting(config: dict[str, Any], key: str) -> Any:
+    """A run's task setting `key` as comparison reads it: a DEER gates-only run without a
+    search gate searches every time (`eval deer-gate`), which is what `skip_search` means."""
+    if key == "skip_search" and config.get("gates_only") and not config.get("search_gate"):
+        return True
+    return config.get(key)
+
+
+def without_unwritten(scores: dict[str, Any], config: dict[str, Any]) -> dict[str, Any]:
+    """A DEER gates-only run writes no arguments, so its strict call scores mean nothing: blank."""
+    if config.get("gates_only"):
+        inner = scores.get("scores", scores)
+        for key in ("Call_strict", "P_DC_strict"):
+            if key in inner:
+                inner[key] = None
+    return scores
+
+
 def compare_runs(
     run_dirs: list[str | Path], labels: list[str] | None = None, data_root: Any = None
 ) -> Comparison:
@@ -148,14 +166,15 @@ def compare_runs(
         raise DataError(f"the runs are of different benchmarks: {sorted(kinds)}")
     kind = kinds.pop()
     for key in SAME[kind]:
-        values = {json.dumps(c.get(key)) for c in configs}
+        values = {json.dumps(task_setting(c, key)) for c in configs}
         if len(values) > 1:
             raise DataError(f"the runs differ in {key!r}: {sorted(values)}; not comparable")
     id_sets = [{r["id"] for r in read_records(d / "predictions.jsonl")} for d in dirs]
     common = set.intersection(*id_sets)
     if not common:
         raise DataError("the runs have no finished example in common")
-    scores = [rescore_run(d, data_root, ids=common) for d in dirs]
+    scores = [without_unwritten(rescore_run(d, data_root, ids=common), c)
+              for d, c in zip(dirs, configs)]  # fmt: skip
     engines = [str(c.get("engine", "")) for c in configs]
     keys = sorted({k for c in configs for k in c} - IGNORED)
     differences = {k: [c.get(k) for c in configs] for k in keys

@@ -13,7 +13,8 @@ name runtime adapters after `@`. `llama@<TUNED_ADAPTER>` applies the same adapte
 home-search|trip-booking|apps-table`), where the single tools adapter writes few programs
 that run.
 `deer-gates.json` holds the gate that makes DEER's Call/NoCall decision by default
-(`DecisionAgent.gated`: the query's MiniLM similarity to the pool, with its calibrated
+(`DecisionAgent.gated`: the query's similarity to the pool under the embedded MiniLM with the
+LoRA adapter `deer-call-gate/`, trained on DEER's training branches, and its calibrated
 threshold), and a Search/NoSearch classifier (`deer-search-gate.npz`) that is not on by default
 (measured: it transfers only in part to real general queries and declines some tool requests).
 """
@@ -70,11 +71,18 @@ def resolve_alias(spec: str) -> str:
 
 
 def deer_gates() -> dict[str, Any]:
-    """The shipped DEER gate settings (deer-gates.json), classifier paths made absolute."""
+    """The shipped DEER gate settings (deer-gates.json), classifier paths made absolute; a call
+    gate with its own encoder (`model`, a LoRA adapter folder here) gets the `gate` spec
+    `similarity:<its absolute path>`."""
     if not DEER_GATES.is_file():
         raise EngineError(f"the DEER gate settings {DEER_GATES} are missing from this installation")
     gates = json.loads(DEER_GATES.read_text())
     for key in ("search", "search_classifier"):
         if gates.get(key):
             gates[key]["path"] = str(HERE / gates[key]["file"])
+    call = gates["call"]
+    if call.get("model"):
+        if not (HERE / call["model"]).is_dir():
+            raise EngineError(f"the DEER call gate's encoder {HERE / call['model']} is missing")
+        call["gate"] = f"{call['gate']}:{HERE / call['model']}"
     return gates

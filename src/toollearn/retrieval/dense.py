@@ -44,21 +44,33 @@ def minilm_path() -> Path:
     return path
 
 
+ADAPTER_WEIGHTS = "adapter_model.safetensors"
+
+
 @lru_cache(maxsize=2)
 def _load_sentence_transformer(path: str, device: str) -> Any:
+    """A SentenceTransformer folder, or a LoRA adapter folder (`toollearn retrieve train
+    --lora`) merged into the embedded MiniLM."""
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
     from sentence_transformers import SentenceTransformer
 
-    return SentenceTransformer(path, device=device)
+    if not (Path(path) / ADAPTER_WEIGHTS).is_file():
+        return SentenceTransformer(path, device=device)
+    from peft import PeftModel
+
+    model = SentenceTransformer(str(minilm_path()), device=device)
+    model[0].model = PeftModel.from_pretrained(model[0].model, path).merge_and_unload()
+    return model
 
 
 class MiniLMEncoder:
     """all-MiniLM-L6-v2 from the bundled package, loaded on first use, never from the network.
 
-    path: a fine-tuned copy instead (a SentenceTransformer folder, e.g. `toollearn train
-    retriever`'s run/model); its id carries the hash of its weights, so indexes built with
-    one model are never reused with another.
+    path: a fine-tuned copy instead (a SentenceTransformer folder, e.g. `toollearn retrieve
+    train`'s run/model, or a LoRA adapter folder from `retrieve train --lora`, merged into the
+    embedded MiniLM); its id carries the hash of its weights, so indexes built with one model
+    are never reused with another.
     """
 
     def __init__(
@@ -71,11 +83,16 @@ class MiniLMEncoder:
         self.batch_size, self.device, self.threads = batch_size, device, threads
         self.path = Path(path) if path else None
         if self.path is not None:
-            weights = self.path / "model.safetensors"
-            if not weights.is_file():
-                raise RetrievalError(f"no SentenceTransformer model (model.safetensors) in {path}")
             from toollearn.engines.provenance import sha256_file
 
+            adapter = self.path / ADAPTER_WEIGHTS
+            if adapter.is_file():
+                self.model_id = f"{MODEL_NAME} + LoRA adapter (sha256 {sha256_file(adapter)[:16]})"
+                return
+            weights = self.path / "model.safetensors"
+            if not weights.is_file():
+                raise RetrievalError(f"no SentenceTransformer model (model.safetensors) or LoRA "
+                                     f"adapter ({ADAPTER_WEIGHTS}) in {path}")  # fmt: skip
             self.model_id = f"{MODEL_NAME} fine-tuned (sha256 {sha256_file(weights)[:16]})"
             return
         try:

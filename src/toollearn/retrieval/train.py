@@ -8,7 +8,10 @@ toollearn's generated datasets (`datagen seal|deer|natural`), whose leakage repo
 keep test queries and held-out tools out; the tool side is the text the retrievers index
 (`retrieval.text.tool_text`), so the trained encoder drops into `DenseRetriever` unchanged.
 The run folder holds a SentenceTransformer model (`model/`) and `train.json` (data hashes,
-pair counts, settings, loss, wall time).
+pair counts, settings, loss, wall time). With `lora_r` the MiniLM stays frozen and a PEFT LoRA
+adapter on its attention and feed-forward layers is trained instead; `model/` then holds only
+the adapter (`adapter_model.safetensors` in float16, about 1.4 MB at r 16: small enough to
+ship), which `MiniLMEncoder(path=...)` merges into the embedded MiniLM.
 """
 
 from __future__ import annotations
@@ -118,6 +121,7 @@ class RetrieverConfig:
     hard_negatives: bool = True
     seed: int = 0
     threads: int | None = None
+    lora_r: int = 0  # > 0: train a LoRA adapter of this rank (alpha 2r) instead of all weights
 
 
 def train_retriever(config: RetrieverConfig) -> Path:
@@ -151,6 +155,12 @@ def train_retriever(config: RetrieverConfig) -> Path:
     _load_sentence_transformer.cache_clear()  # a fresh copy: training changes the weights
     model = SentenceTransformer(str(minilm_path()), device="cpu")
     model.max_seq_length = config.max_seq_length
+    if config.lora_r:
+        from peft import LoraConfig, get_peft_model
+
+        lora = LoraConfig(r=config.lora_r, lora_alpha=2 * config.lora_r, lora_dropout=0.0,
+                          target_modules=list(LORA_TARGETS))  # fmt: skip
+        model[0].model = get_peft_model(model[0].model, lora)
     args = SentenceTransformerTrainingArguments(
         **trainer_options(config, run),
         batch_sampler="no_duplicates",  # no in-batch negative equals the positive
@@ -162,9 +172,29 @@ def train_retriever(config: RetrieverConfig) -> Path:
         loss=MultipleNegativesRankingLoss(model),
     )
     trainer.train()
-    model.save(str(run / "model"))
+    if config.lora_r:
+        save_adapter(model[0].model, run / "model")
+    else:
+        model.save(str(run / "model"))
     by_source = {s["path"]: s["pairs_used"] for s in sources}
     return save_run(run, trainer, config, sources, t0, pairs=len(pairs), by_source=by_source)
+
+
+LORA_TARGETS = ("query", "key", "value", "dense")  # every linear layer of a BERT block
+
+
+def save_adapter(peft_model: Any, out: Path) -> None:
+    """The LoRA adapter's config and weights (float16: half the bytes, what ships) in `out`."""
+    from safetensors.torch import load_file, save_file
+
+    peft_model.save_pretrained(str(out))
+    weights = out / "adapter_model.safetensors"
+    tensors = {k: v.half().contiguous() for k, v in load_file(str(weights)).items()}
+    save_file(tensors, str(weights), metadata={"format": "pt"})
+    config = json.loads((out / "adapter_config.json").read_text())
+    config["base_model_name_or_path"] = "sentence-transformers/all-MiniLM-L6-v2"  # not a local path
+    (out / "adapter_config.json").write_text(json.dumps(config, indent=2) + "\n")
+    (out / "README.md").unlink(missing_ok=True)
 
 
 def trainer_options(config: Any, run: Path) -> dict[str, Any]:
