@@ -2,7 +2,7 @@
 # The headline of what ships: tools-135m v3 (`tuned`) on Seal-Tools and DEER valid, as in
 # results/headline-v3; on DEER's three unseen-tool sets the default DEER agent's Call decision,
 # now made by the shipped call gate (the embedded MiniLM with the LoRA adapter deer-call-gate,
-# gates only: results/deer-gates-only/*-mix100-lora) beside the earlier v3 agent with the plain
+# gates only: results/deer-gates-only/*-mix100-lora-e2) beside the earlier v3 agent with the plain
 # embedded MiniLM gate; and the apps adapter apps-135m (`tuned-apps`, apps-135m-v4) on the two
 # apps, free (system + demos); each against the base model on the same examples.
 set -euo pipefail
@@ -14,7 +14,7 @@ for s in test tool_bench tool_corpus; do
   [ "$s" = test ] && base=results/deer-test-dc-released
   mkdir -p "$H/deer-$s-dc"
   toollearn report compare "$base" "results/eval-v3-dc/deer-$s-dc" \
-    "results/deer-gates-only/$s-mix100-lora" --label "base (zero-shot)" \
+    "results/deer-gates-only/$s-mix100-lora-e2" --label "base (zero-shot)" \
     --label "v3, embedded MiniLM gate (before)" --label "shipped DEER agent, LoRA MiniLM gate" \
     --data-root ../shared/data --out "$H/deer-$s-dc/compare.md" --json "$H/deer-$s-dc/compare.json"
 done
