@@ -65,6 +65,22 @@ def test_call_seal_tools_with_copied_strings(tmp_path, capsys):
     assert city and city in query  # a span of the query, nothing invented
 
 
+def test_call_seal_tools_with_the_tool_filter(tmp_path, capsys):
+    stock = {"type": "function", "function": {
+        "name": "getStockPrice", "description": "Current price of a company's stock",
+        "parameters": {"type": "object", "properties": {"ticker": {"type": "string"}},
+                       "required": ["ticker"]}}}  # fmt: skip
+    path = tmp_path / "tools.json"
+    path.write_text(json.dumps([*TOOLS, stock]))
+    argv = ["call", "What is the weather like in Oslo today?", "--tools", str(path),
+            "--threads", "1", "--answer-format", "seal-tools", "--tool-filter", "0.02"]  # fmt: skip
+    assert main(argv) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert {c["api"] for c in out} == {"getWeather"}  # a stock call, if any, was dropped
+    assert main(["call", "Weather?", "--tools", str(path), "--tool-filter", "0.02"]) == 2
+    assert "--tool-filter applies to --answer-format seal-tools" in capsys.readouterr().err
+
+
 def test_call_refuses_seal_options_outside_the_seal_format(tmp_path, capsys):
     path = tmp_path / "tools.json"
     path.write_text(json.dumps(TOOLS))

@@ -21,7 +21,10 @@ class MultiCallAgent:
 
     constrained: decode with `seal_calls_constraint(candidates)` (only well-formed calls to
     listed tools). env: where calls run; None = simulate the candidate tools (deterministic,
-    seeded). execute=False stops after parsing (what the benchmark scores).
+    seeded). execute=False stops after parsing (what the benchmark scores). tool_filter: an
+    `agents.tool_filter.ToolFilter` that drops the calls to candidates no clause of the query
+    points at before anything runs (the model step keeps its text as generated; its data
+    records `tool_filter_dropped` and `tool_support`).
     """
 
     name = "multi-call"
@@ -37,14 +40,19 @@ class MultiCallAgent:
         chat: bool = True,
         seed: int = 0,
         sampling: Sampling | None = None,
+        tool_filter: Any = None,
     ):
         self.sampling = sampling or Sampling(seed=seed)
+        self.tool_filter = tool_filter
         self.engine, self.env, self.constrained = engine, env, constrained
         self.execute, self.max_tokens, self.chat, self.seed = execute, max_tokens, chat, seed
 
     def config(self) -> dict[str, Any]:
-        return {"agent": self.name, "engine": engine_label(self.engine),
-                "constrained": self.constrained, "max_tokens": self.max_tokens}  # fmt: skip
+        config = {"agent": self.name, "engine": engine_label(self.engine),
+                  "constrained": self.constrained, "max_tokens": self.max_tokens}  # fmt: skip
+        if self.tool_filter is not None:
+            config["tool_filter"] = self.tool_filter.describe()
+        return config
 
     def run(
         self, query: str, tools: Sequence[Tool] | None = None, *, example_id: str = ""
@@ -63,6 +71,11 @@ class MultiCallAgent:
                          max_tokens=self.max_tokens, constraint=constraint)  # fmt: skip
         if text is None:
             return rec.finish(None, **self.config(), outcome="no_output")
+        if self.tool_filter is not None:
+            filtered = self.tool_filter.filter_answer(text, query, candidates)
+            rec.amend_last(data={"tool_filter_dropped": filtered.dropped,
+                                 "tool_support": filtered.support})  # fmt: skip
+            text = filtered.output
         try:
             calls = parse_calls(text)
         except FormatError as exc:

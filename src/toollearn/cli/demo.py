@@ -78,6 +78,15 @@ def register(subparsers: Any) -> None:
         action="store_true",
         help="with --copy-strings: optional parameters only with values the query states",
     )
+    c.add_argument(
+        "--tool-filter",
+        type=float,
+        default=None,
+        metavar="MARGIN",
+        help="seal-tools format: drop the calls to tools more than MARGIN (cosine) behind the "
+        "closest tool of every clause of the query (embedded MiniLM; 0.02: Tool F1 +7 points "
+        "on the Seal-Tools test set, see README)",
+    )
     c.add_argument("--max-tokens", type=int, default=320)
     c.set_defaults(func=run_call)
 
@@ -220,6 +229,10 @@ def run_call(args: argparse.Namespace) -> int:
         for n in ("copy-strings", "distinct-tools", "stated-optional")
         if getattr(args, n.replace("-", "_"))
     ]
+    if args.tool_filter is not None and args.answer_format != "seal-tools":
+        print("toollearn: error: --tool-filter applies to --answer-format seal-tools",
+              file=sys.stderr)  # fmt: skip
+        return 2
     if seal_only and (args.answer_format != "seal-tools" or args.free):
         print(f"toollearn: error: {' and '.join(seal_only)} only apply to the constrained "
               "seal-tools format: use --answer-format seal-tools without --free",
@@ -278,9 +291,17 @@ def _call_seal(args: argparse.Namespace, tools: list) -> int:
     if out.error:
         print(f"toollearn: error: {out.error}", file=sys.stderr)
         return 1
-    print(out.text)
+    text = out.text
+    if args.tool_filter is not None:
+        from toollearn.agents.tool_filter import ToolFilter
+
+        filtered = ToolFilter(args.tool_filter).filter_answer(text, args.query, tools)
+        text = filtered.output
+        for call in filtered.dropped:
+            print(f"# tool filter dropped a call to {call.get('api')}", file=sys.stderr)
+    print(text)
     try:
-        calls = seal_tools.parse_calls(out.text)
+        calls = seal_tools.parse_calls(text)
     except FormatError as exc:
         print(f"# not a call list: {exc}", file=sys.stderr)
         return 1

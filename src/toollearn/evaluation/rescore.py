@@ -68,15 +68,7 @@ def run_config(run_dir: Path) -> dict[str, Any]:
 def _seal(config: dict[str, Any], records: list, data_root: Any) -> dict[str, Any]:
     from toollearn.evaluation.runners import seal_tools
 
-    sample = bool(config.get("sample"))
-    examples = seal_tools.load_prompts(config["split"], data_root, sample=sample)
-    wanted = {r["id"] for r in records}
-    examples = [ex for ex in examples if ex.id in wanted]
-    candidates = config.get("candidates", "paper")
-    if candidates != "paper" and all("candidates" in r for r in records):
-        examples = seal_tools.recorded_candidates(examples, records, data_root, sample=sample)
-    else:
-        examples = seal_tools.retrieve_candidates(examples, candidates, data_root, sample=sample)
+    examples = seal_tools.run_examples(config, records, data_root)
     return seal_tools.score_records(records, examples)
 
 

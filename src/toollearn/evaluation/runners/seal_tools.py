@@ -280,6 +280,19 @@ def recorded_candidates(
     return [with_candidates(ex, [pool[n] for n in names[ex.id]]) for ex in examples]
 
 
+def run_examples(
+    config: dict[str, Any], records: Sequence[dict[str, Any]], root: Any = None
+) -> list[Example]:
+    """The examples a finished run's records answer, with the candidates it was given."""
+    sample = bool(config.get("sample"))
+    wanted = {r["id"] for r in records}
+    examples = [ex for ex in load_prompts(config["split"], root, sample) if ex.id in wanted]
+    candidates = config.get("candidates", "paper")
+    if candidates != "paper" and all("candidates" in r for r in records):
+        return recorded_candidates(examples, records, root, sample=sample)
+    return retrieve_candidates(examples, candidates, root, sample=sample)
+
+
 def with_candidates(ex: Example, found: Sequence[Tool]) -> Example:
     """An example whose candidates (and prompt) are `found`; metadata["retrieval_missed"]
     lists its gold tools that are not among them."""

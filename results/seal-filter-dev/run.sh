@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# The tool filter's margin, chosen on Seal-Tools dev (never on test): the shipped model
+# (tools-135m v3, `--engine tuned`) answers a quarter of dev (shard 1/4, 175 queries; the
+# paper's 5 candidates, constrained, --copy-strings --stated-optional, as results/seal-stated),
+# `toollearn eval seal-filter` drops the calls to tools no clause of the query points at for six
+# margins, and choose.py keeps the margin with the highest official Tool F1 + Param F1
+# (choice.json). results/seal-filter/run.sh applies that margin to the test runs.
+set -euo pipefail
+source .venv/bin/activate
+RUN=runs/seal-dev/s1 OUT=results/seal-filter-dev
+toollearn eval seal-tools --split dev --constrained --copy-strings --stated-optional --n-seq 8 \
+  --data-root ../shared/data --engine tuned --threads 1 --shard 1/4 --out "$RUN"
+mkdir -p "$OUT/answers"
+cp "$RUN"/{config.json,predictions.jsonl,sessions.jsonl,scores.json} "$OUT/answers/"
+for m in 0 0.02 0.05 0.1 0.15 0.2; do
+  toollearn eval seal-filter --run "$OUT/answers" --margin "$m" --out "$OUT/margin-$m" \
+    --data-root ../shared/data
+done
+python "$OUT/choose.py" "$OUT"
+toollearn report compare "$OUT/answers" "$OUT"/margin-{0,0.02,0.05,0.1,0.15,0.2} \
+  --label "v3, no filter" --label "margin 0" --label "margin 0.02" --label "margin 0.05" \
+  --label "margin 0.1" --label "margin 0.15" --label "margin 0.2" --data-root ../shared/data \
+  --out "$OUT/compare.md" --json "$OUT/compare.json"

@@ -1,0 +1,131 @@
+"""The tool filter with the embedded MiniLM: clause support, dropped calls, kept nested calls,
+and `toollearn eval seal-filter` on a run of the bundled Seal-Tools sample."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from toollearn.agents.tool_filter import ToolFilter, clauses
+from toollearn.cli.main import main
+from toollearn.core.errors import DataError
+from toollearn.core.types import Tool
+from toollearn.evaluation.metrics.seal_tools import official_parse
+from toollearn.evaluation.runners.base import RunWriter, read_records
+from toollearn.evaluation.runners.seal_filter import filter_run
+from toollearn.evaluation.runners.seal_tools import load_prompts
+
+
+def _tool(name: str, desc: str, param: str) -> Tool:
+    props = {param: {"type": "string", "description": param.replace("_", " ")}}
+    return Tool(name, desc, {"type": "object", "properties": props, "required": [param]})
+
+
+TOOLS = [
+    _tool("getWeatherForecast", "Get the weather forecast for a city", "city"),
+    _tool("bookFlight", "Book a flight ticket to a destination city", "destination"),
+    _tool("getStockPrice", "Get the current price of a company's stock", "ticker"),
+]
+QUERY = "What will the weather be like in Paris tomorrow? Then book me a flight to Rome."
+
+
+def _call(api: str, value: str, resp: str) -> dict:
+    param = TOOLS[[t.name for t in TOOLS].index(api)].required[0]
+    return {"api": api, "parameters": {param: value}, "responses": [resp]}
+
+
+@pytest.fixture(scope="module")
+def tool_filter():
+    return ToolFilter(0.02)
+
+
+def test_clauses_split_sentences_and_then():
+    assert clauses(QUERY) == ["What will the weather be like in Paris tomorrow?",
+                              "book me a flight to Rome."]  # fmt: skip
+    assert clauses("Hi.") == ["Hi."]  # nothing long enough: the query itself
+
+
+def test_support_names_each_clauses_tool(tool_filter):
+    support = tool_filter.support(QUERY, TOOLS)
+    assert support["getWeatherForecast"] == 0 and support["bookFlight"] == 0
+    assert support["getStockPrice"] < -0.1
+
+
+def test_filter_drops_the_unasked_tool_only(tool_filter):
+    calls = [_call("getWeatherForecast", "Paris", "API_call_0"),
+             _call("getStockPrice", "AAPL", "API_call_1"),
+             _call("bookFlight", "Rome", "API_call_2")]  # fmt: skip
+    res = tool_filter.filter_answer(json.dumps(calls), QUERY, TOOLS)
+    assert [c["api"] for c in official_parse(res.output)] == ["getWeatherForecast", "bookFlight"]
+    assert [c["api"] for c in res.dropped] == ["getStockPrice"]
+    kept = json.dumps(calls[:1] + calls[2:])
+    assert tool_filter.filter_answer(kept, QUERY, TOOLS).output == kept  # nothing to drop: as is
+
+
+def test_filter_keeps_read_responses_and_one_call(tool_filter):
+    nested = [_call("getStockPrice", "AAPL", "API_call_0"),
+              _call("bookFlight", "API_call_0", "API_call_1")]  # fmt: skip
+    res = tool_filter.filter_answer(json.dumps(nested), QUERY, TOOLS)
+    assert res.dropped == []  # bookFlight reads the stock call's response
+    lone = json.dumps([_call("getStockPrice", "AAPL", "API_call_0")])
+    assert tool_filter.filter_answer(lone, QUERY, TOOLS).output == lone  # never an empty answer
+    assert tool_filter.filter_answer("no calls here", QUERY, TOOLS).output == "no calls here"
+    with pytest.raises(ValueError, match="margin"):
+        ToolFilter(-0.1)
+
+
+def _sample_run(path, examples, outputs):
+    config = {"benchmark": "seal-tools", "split": "test_in_domain", "sample": True,
+              "candidates": "paper"}  # fmt: skip
+    writer = RunWriter(path, config)
+    for ex, out in zip(examples, outputs):
+        writer.append({"id": ex.id, "output": out, "seconds": 1.0, "finished_at": 1.0})
+    return path
+
+
+def test_seal_filter_cli_writes_a_rescorable_run(tmp_path, capsys):
+    examples = load_prompts("test_in_domain", sample=True)[:3]
+    gold = [ex.metadata["target"] for ex in examples]
+    # each gold answer plus a call to a candidate that no gold call uses
+    outputs = []
+    for ex, target in zip(examples, gold):
+        calls = official_parse(target)
+        used = {c["api"] for c in calls}
+        other = next(t for t in ex.tools if t.name not in used)
+        outputs.append(json.dumps([*calls, {"api": other.name, "parameters": {}}]))
+    src = _sample_run(tmp_path / "run", examples, outputs)
+    out = tmp_path / "filtered"
+    assert main(["eval", "seal-filter", "--run", str(src), "--out", str(out),
+                 "--margin", "0.02"]) == 0  # fmt: skip
+    records = read_records(out / "predictions.jsonl")
+    assert [r["unfiltered_output"] for r in records] == outputs
+    assert sum(len(r["dropped_calls"]) for r in records) >= 1
+    config = json.loads((out / "config.json").read_text())
+    assert config["tool_filter"]["margin"] == 0.02 and config["filtered_from"] == str(src)
+    scores = json.loads((out / "scores.json").read_text())
+    assert scores["tool_filter"]["answers"] == 3
+    from toollearn.evaluation.rescore import compare
+
+    assert compare(out) == []  # rescored from the filtered answers, number for number
+    with pytest.raises(DataError, match="filtered already"):
+        filter_run(out, tmp_path / "again", examples, ToolFilter(0.02))
+    assert "calls dropped" in capsys.readouterr().err
+
+
+def test_multi_call_agent_runs_only_the_kept_calls(tool_filter):
+    from toollearn.agents import MultiCallAgent
+    from toollearn.engines import ScriptedEngine
+
+    calls = [_call("getWeatherForecast", "Paris", "API_call_0"),
+             _call("getStockPrice", "AAPL", "API_call_1"),
+             _call("bookFlight", "Rome", "API_call_2")]  # fmt: skip
+    agent = MultiCallAgent(ScriptedEngine([json.dumps(calls)]), tool_filter=tool_filter)
+    trace = agent.run(QUERY, TOOLS)
+    step = trace.steps[0]
+    assert step.content == json.dumps(calls)  # the text as generated
+    assert [c["api"] for c in step.data["tool_filter_dropped"]] == ["getStockPrice"]
+    assert [c.name for c in step.calls] == ["getWeatherForecast", "bookFlight"]
+    ran = [s.calls[0].name for s in trace.steps if s.kind == "observation"]
+    assert sorted(ran) == ["bookFlight", "getWeatherForecast"]
+    assert trace.meta["tool_filter"]["margin"] == 0.02
