@@ -129,3 +129,31 @@ def test_multi_call_agent_runs_only_the_kept_calls(tool_filter):
     ran = [s.calls[0].name for s in trace.steps if s.kind == "observation"]
     assert sorted(ran) == ["bookFlight", "getWeatherForecast"]
     assert trace.meta["tool_filter"]["margin"] == 0.02
+
+
+def test_pruned_candidates_are_offered_recorded_and_rescored(tmp_path, tool_filter):
+    from toollearn.engines import ScriptedEngine
+    from toollearn.evaluation.runners.seal_tools import (
+        SealRunOptions,
+        options_config,
+        prune_candidates,
+        run_examples,
+        run_seal_tools,
+    )
+
+    examples = load_prompts("test_in_domain", sample=True)[:4]
+    pruned = prune_candidates(examples, tool_filter)
+    assert all(1 <= len(p.tools) <= len(e.tools) for p, e in zip(pruned, examples))
+    assert sum(len(p.tools) for p in pruned) < sum(len(e.tools) for e in examples)
+    for p in pruned:
+        for t in p.tools:
+            assert f'"{t.name}"' in p.metadata["prompt"] or t.name in p.metadata["prompt"]
+    opts = SealRunOptions(constrained=False, prune_margin=0.02)
+    config = {"benchmark": "seal-tools", "split": "test_in_domain", "sample": True,
+              **options_config(opts)}  # fmt: skip
+    assert config["prune_margin"] == 0.02
+    engine = ScriptedEngine(lambda prompt: "[]")
+    records = run_seal_tools(engine, pruned, RunWriter(tmp_path, config), opts)
+    assert [r["candidates"] for r in records] == [[t.name for t in p.tools] for p in pruned]
+    again = run_examples(config, records)
+    assert [[t.name for t in e.tools] for e in again] == [[t.name for t in p.tools] for p in pruned]

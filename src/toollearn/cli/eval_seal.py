@@ -96,6 +96,15 @@ def register_eval(eval_sub: Any) -> None:
         help="with --copy-strings: an optional parameter is written only with a value the query "
         "states (a span, or a number it writes); no optional booleans, lists or references",
     )
+    p.add_argument(
+        "--prune-candidates",
+        type=float,
+        default=None,
+        metavar="MARGIN",
+        help="offer only the candidates the tool filter keeps: those at most MARGIN (cosine) "
+        "behind the closest candidate of some clause of the query (embedded MiniLM; gold tools "
+        "pruned are recorded as missed); `eval seal-filter` applies the filter after generation",
+    )
     p.add_argument("--stop", action="append", default=[], help="stop string (repeatable)")
     p.add_argument(
         "--batch-size",
@@ -143,6 +152,7 @@ def run(args: argparse.Namespace) -> int:
         candidate_encoder,
         load_prompts,
         options_config,
+        prune_candidates,
         retrieve_candidates,
         run_seal_modes,
         score_records,
@@ -160,6 +170,12 @@ def run(args: argparse.Namespace) -> int:
     examples = retrieve_candidates(
         examples, args.candidates, args.data_root, sample=args.sample, encoder=encoder
     )
+    prune = None
+    if args.prune_candidates is not None:
+        from toollearn.agents.tool_filter import ToolFilter
+
+        prune = ToolFilter(args.prune_candidates)
+        examples = prune_candidates(examples, prune)
     if args.score_only:
         empty = [str(out) for out, _ in dirs if not (out / "predictions.jsonl").is_file()]
         if empty:
@@ -179,6 +195,7 @@ def run(args: argparse.Namespace) -> int:
             distinct_tools=args.distinct_tools and constrained,
             copy_strings=args.copy_strings and constrained,
             stated_optional=args.stated_optional and constrained,
+            prune_margin=args.prune_candidates,
         )
         config = {
             "benchmark": "seal-tools",
@@ -188,6 +205,8 @@ def run(args: argparse.Namespace) -> int:
             "engine": args.engine,
             **options_config(opts),
         }
+        if prune is not None:
+            config["prune_encoder"] = prune.encoder.model_id
         runs.append((RunWriter(out, with_shard(config, shard), not args.score_only), opts))
     t0 = time.perf_counter()
     if args.score_only:

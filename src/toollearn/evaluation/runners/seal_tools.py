@@ -43,6 +43,7 @@ class SealRunOptions:
     distinct_tools: bool = False  # constrained lists call each candidate at most once
     copy_strings: bool = False  # constrained string values are spans of the query
     stated_optional: bool = False  # with copy_strings: optional values are ones the query states
+    prune_margin: float | None = None  # candidates the tool filter would drop are not offered
 
 
 RETRY_POLICY = (
@@ -288,9 +289,20 @@ def run_examples(
     wanted = {r["id"] for r in records}
     examples = [ex for ex in load_prompts(config["split"], root, sample) if ex.id in wanted]
     candidates = config.get("candidates", "paper")
-    if candidates != "paper" and all("candidates" in r for r in records):
+    if records and all("candidates" in r for r in records):  # retrieved or pruned candidates
         return recorded_candidates(examples, records, root, sample=sample)
     return retrieve_candidates(examples, candidates, root, sample=sample)
+
+
+def prune_candidates(examples: Sequence[Example], tool_filter: Any) -> list[Example]:
+    """Each example offered only the candidates `tool_filter` supports (support >= -margin;
+    the closest tool of each clause always stays); pruned gold tools are recorded as missed."""
+    out = []
+    for ex in examples:
+        support = tool_filter.support(ex.query, ex.tools)
+        kept = [t for t in ex.tools if support[t.name] >= -tool_filter.margin]
+        out.append(with_candidates(ex, kept))
+    return out
 
 
 def with_candidates(ex: Example, found: Sequence[Tool]) -> Example:
@@ -382,5 +394,7 @@ def options_config(opts: SealRunOptions) -> dict[str, Any]:
     for key in ("distinct_tools", "copy_strings", "stated_optional"):
         if not d[key]:  # the default: configs stay as before
             del d[key]
+    if d["prune_margin"] is None:
+        del d["prune_margin"]
     d["retry_truncated"] = RETRY_POLICY if opts.retry and opts.constrained else "off"
     return d
