@@ -111,6 +111,13 @@ def test_seal_filter_cli_writes_a_rescorable_run(tmp_path, capsys):
     with pytest.raises(DataError, match="filtered already"):
         filter_run(out, tmp_path / "again", examples, ToolFilter(0.02))
     assert "calls dropped" in capsys.readouterr().err
+    dates = tmp_path / "dates"
+    assert main(["eval", "seal-filter", "--run", str(src), "--out", str(dates), "--iso-dates"]) == 0
+    config = json.loads((dates / "config.json").read_text())
+    assert config["iso_dates"] is True and "tool_filter" not in config
+    assert all("dropped_calls" not in r for r in read_records(dates / "predictions.jsonl"))
+    with pytest.raises(SystemExit, match="--iso-dates"):
+        main(["eval", "seal-filter", "--run", str(src), "--out", str(tmp_path / "none")])
 
 
 def test_multi_call_agent_runs_only_the_kept_calls(tool_filter):
@@ -120,15 +127,17 @@ def test_multi_call_agent_runs_only_the_kept_calls(tool_filter):
     calls = [_call("getWeatherForecast", "Paris", "API_call_0"),
              _call("getStockPrice", "AAPL", "API_call_1"),
              _call("bookFlight", "Rome", "API_call_2")]  # fmt: skip
-    agent = MultiCallAgent(ScriptedEngine([json.dumps(calls)]), tool_filter=tool_filter)
+    engine = ScriptedEngine([json.dumps(calls)])
+    agent = MultiCallAgent(engine, tool_filter=tool_filter, iso_dates=True)
     trace = agent.run(QUERY, TOOLS)
     step = trace.steps[0]
     assert step.content == json.dumps(calls)  # the text as generated
-    assert [c["api"] for c in step.data["tool_filter_dropped"]] == ["getStockPrice"]
+    assert [c["api"] for c in step.data["dropped_calls"]] == ["getStockPrice"]
+    assert step.data["date_changes"] == []
     assert [c.name for c in step.calls] == ["getWeatherForecast", "bookFlight"]
     ran = [s.calls[0].name for s in trace.steps if s.kind == "observation"]
     assert sorted(ran) == ["bookFlight", "getWeatherForecast"]
-    assert trace.meta["tool_filter"]["margin"] == 0.02
+    assert trace.meta["tool_filter"]["margin"] == 0.02 and trace.meta["iso_dates"] is True
 
 
 def test_pruned_candidates_are_offered_recorded_and_rescored(tmp_path, tool_filter):

@@ -78,7 +78,7 @@ def test_call_seal_tools_with_the_tool_filter(tmp_path, capsys):
     out = json.loads(capsys.readouterr().out)
     assert {c["api"] for c in out} == {"getWeather"}  # a stock call, if any, was dropped
     assert main(["call", "Weather?", "--tools", str(path), "--tool-filter", "0.02"]) == 2
-    assert "--tool-filter applies to --answer-format seal-tools" in capsys.readouterr().err
+    assert "--tool-filter only apply to --answer-format seal-tools" in capsys.readouterr().err
 
 
 def test_call_refuses_seal_options_outside_the_seal_format(tmp_path, capsys):

@@ -23,8 +23,9 @@ class MultiCallAgent:
     listed tools). env: where calls run; None = simulate the candidate tools (deterministic,
     seeded). execute=False stops after parsing (what the benchmark scores). tool_filter: an
     `agents.tool_filter.ToolFilter` that drops the calls to candidates no clause of the query
-    points at before anything runs (the model step keeps its text as generated; its data
-    records `tool_filter_dropped` and `tool_support`).
+    points at before anything runs; iso_dates: dates copied in words written YYYY-MM-DD
+    (`agents.date_values`). The model step keeps its text as generated; its data records what
+    they changed (`dropped_calls`, `tool_support`, `date_changes`).
     """
 
     name = "multi-call"
@@ -41,9 +42,10 @@ class MultiCallAgent:
         seed: int = 0,
         sampling: Sampling | None = None,
         tool_filter: Any = None,
+        iso_dates: bool = False,
     ):
         self.sampling = sampling or Sampling(seed=seed)
-        self.tool_filter = tool_filter
+        self.tool_filter, self.iso_dates = tool_filter, iso_dates
         self.engine, self.env, self.constrained = engine, env, constrained
         self.execute, self.max_tokens, self.chat, self.seed = execute, max_tokens, chat, seed
 
@@ -52,6 +54,8 @@ class MultiCallAgent:
                   "constrained": self.constrained, "max_tokens": self.max_tokens}  # fmt: skip
         if self.tool_filter is not None:
             config["tool_filter"] = self.tool_filter.describe()
+        if self.iso_dates:
+            config["iso_dates"] = True
         return config
 
     def run(
@@ -71,11 +75,12 @@ class MultiCallAgent:
                          max_tokens=self.max_tokens, constraint=constraint)  # fmt: skip
         if text is None:
             return rec.finish(None, **self.config(), outcome="no_output")
-        if self.tool_filter is not None:
-            filtered = self.tool_filter.filter_answer(text, query, candidates)
-            rec.amend_last(data={"tool_filter_dropped": filtered.dropped,
-                                 "tool_support": filtered.support})  # fmt: skip
-            text = filtered.output
+        if self.tool_filter is not None or self.iso_dates:
+            from toollearn.agents.tool_filter import postprocess
+
+            steps = postprocess(text, query, candidates, self.tool_filter, self.iso_dates)
+            text = steps.pop("output")
+            rec.amend_last(data=steps)
         try:
             calls = parse_calls(text)
         except FormatError as exc:

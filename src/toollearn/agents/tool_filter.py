@@ -76,11 +76,11 @@ class ToolFilter:
 
     def filter_answer(self, text: str, query: str, tools: Sequence[Tool]) -> FilterResult:
         """The answer without its unsupported calls; unparsable answers are returned as they are."""
-        from toollearn.evaluation.metrics.seal_tools import official_parse
+        from toollearn.formats.answers.seal_tools import parse_call_dicts
 
-        calls = official_parse(text or "")
+        calls = parse_call_dicts(text or "")
         support = self.support(query, tools)
-        if not calls or not all(isinstance(c, dict) for c in calls):
+        if not calls:
             return FilterResult(text, [], support)
         keep = [support.get(str(c.get("api")), 0.0) >= -self.margin for c in calls]
         _keep_read_responses(calls, keep)
@@ -115,3 +115,26 @@ def _keep_read_responses(calls: Sequence[dict[str, Any]], keep: list[bool]) -> N
         for i, k in enumerate(keep):
             if not k and names[i] & read:
                 keep[i] = changed = True
+
+
+def postprocess(
+    text: str, query: str, tools: Sequence[Tool], tool_filter: ToolFilter | None, dates: bool
+) -> dict[str, Any]:
+    """A Seal-Tools answer through the tool filter (if given) and ISO dates (if `dates`):
+    {output, dropped_calls, tool_support, date_changes} (the last three for the steps run)."""
+    out: dict[str, Any] = {"output": text}
+    if tool_filter is not None:
+        res = tool_filter.filter_answer(text, query, tools)
+        out.update(output=res.output, dropped_calls=res.dropped, tool_support=res.support)
+    if dates:
+        from toollearn.agents.date_values import iso_dates
+        from toollearn.formats.answers.seal_tools import parse_call_dicts
+
+        calls = parse_call_dicts(out["output"] or "")
+        changes: list[dict[str, str]] = []
+        if calls:
+            calls, changes = iso_dates(calls, tools)
+            if changes:
+                out["output"] = json.dumps(calls, ensure_ascii=False)
+        out["date_changes"] = changes
+    return out

@@ -87,6 +87,12 @@ def register(subparsers: Any) -> None:
         "closest tool of every clause of the query (embedded MiniLM; 0.02: Tool F1 +7 points "
         "on the Seal-Tools test set, see README)",
     )
+    c.add_argument(
+        "--iso-dates",
+        action="store_true",
+        help="seal-tools format: write an argument that is a date in words with a year as "
+        "YYYY-MM-DD (as the Seal-Tools answers do)",
+    )
     c.add_argument("--max-tokens", type=int, default=320)
     c.set_defaults(func=run_call)
 
@@ -229,8 +235,10 @@ def run_call(args: argparse.Namespace) -> int:
         for n in ("copy-strings", "distinct-tools", "stated-optional")
         if getattr(args, n.replace("-", "_"))
     ]
-    if args.tool_filter is not None and args.answer_format != "seal-tools":
-        print("toollearn: error: --tool-filter applies to --answer-format seal-tools",
+    post = [n for n, v in (("--tool-filter", args.tool_filter is not None),
+                           ("--iso-dates", args.iso_dates)) if v]  # fmt: skip
+    if post and args.answer_format != "seal-tools":
+        print(f"toollearn: error: {' and '.join(post)} only apply to --answer-format seal-tools",
               file=sys.stderr)  # fmt: skip
         return 2
     if seal_only and (args.answer_format != "seal-tools" or args.free):
@@ -267,6 +275,22 @@ def run_call(args: argparse.Namespace) -> int:
     return 0
 
 
+def _postprocess_seal(text: str, args: argparse.Namespace, tools: list) -> str:
+    """--tool-filter and --iso-dates on a seal-tools answer (what they changed goes to stderr)."""
+    from toollearn.agents.tool_filter import ToolFilter, postprocess
+
+    if args.tool_filter is None and not args.iso_dates:
+        return text
+
+    tool_filter = None if args.tool_filter is None else ToolFilter(args.tool_filter)
+    steps = postprocess(text, args.query, tools, tool_filter, args.iso_dates)
+    for call in steps.get("dropped_calls", []):
+        print(f"# tool filter dropped a call to {call.get('api')}", file=sys.stderr)
+    for change in steps.get("date_changes", []):
+        print(f"# {change['parameter']}: {change['from']!r} -> {change['to']!r}", file=sys.stderr)
+    return steps["output"]
+
+
 def _call_seal(args: argparse.Namespace, tools: list) -> int:
     """The Seal-Tools paper's prompt and call list over the given tools."""
     from toollearn.cli.common import sampling_from_args
@@ -291,14 +315,7 @@ def _call_seal(args: argparse.Namespace, tools: list) -> int:
     if out.error:
         print(f"toollearn: error: {out.error}", file=sys.stderr)
         return 1
-    text = out.text
-    if args.tool_filter is not None:
-        from toollearn.agents.tool_filter import ToolFilter
-
-        filtered = ToolFilter(args.tool_filter).filter_answer(text, args.query, tools)
-        text = filtered.output
-        for call in filtered.dropped:
-            print(f"# tool filter dropped a call to {call.get('api')}", file=sys.stderr)
+    text = _postprocess_seal(out.text, args, tools)
     print(text)
     try:
         calls = seal_tools.parse_calls(text)

@@ -1,4 +1,4 @@
-"""`toollearn eval seal-filter`: drop a Seal-Tools run's calls to tools the query never asks for."""
+"""`toollearn eval seal-filter`: a Seal-Tools run's answers, post-processed and scored."""
 
 from __future__ import annotations
 
@@ -13,26 +13,33 @@ def register_eval(eval_sub: Any) -> None:
     p = eval_sub.add_parser(
         "seal-filter",
         help="a Seal-Tools run's answers without the calls to tools no clause of the query asks "
-        "for (a MiniLM's second opinion), scored",
-        description="Filter a finished `eval seal-tools` run's answers with the tool filter "
-        "(toollearn.agents.tool_filter): a call is dropped when its tool is more than MARGIN of "
-        "cosine behind the closest candidate of every clause of the query. Writes a new run "
-        "directory (config, filtered and generated answers, scores); the engine is not loaded.",
+        "for (a MiniLM's second opinion) and/or with ISO dates, scored",
+        description="Post-process a finished `eval seal-tools` run's answers: --margin drops a "
+        "call whose tool is more than MARGIN of cosine behind the closest candidate of every "
+        "clause of the query (toollearn.agents.tool_filter); --iso-dates writes dates copied in "
+        "words as YYYY-MM-DD (toollearn.agents.date_values). Writes a new run directory "
+        "(config, post-processed and generated answers, scores); the engine is not loaded.",
     )
     p.add_argument("--run", required=True, help="a finished `toollearn eval seal-tools` run")
     p.add_argument("--out", required=True, help="the filtered run's directory (rebuilt whole)")
     p.add_argument(
         "--margin",
         type=float,
-        required=True,
-        help="keep a call whose tool is at most this far (cosine) behind a clause's closest "
-        "candidate; 0.02 was chosen on dev (results/seal-filter-dev)",
+        default=None,
+        help="the tool filter: keep a call whose tool is at most this far (cosine) behind a "
+        "clause's closest candidate (results/seal-filter-dev/choice.json: chosen on dev)",
     )
     p.add_argument(
         "--model",
         default=None,
         help="a fine-tuned MiniLM (`retrieve train`'s OUT/model or a --lora adapter folder) "
         "instead of the embedded one",
+    )
+    p.add_argument(
+        "--iso-dates",
+        action="store_true",
+        help="write an argument that is exactly a date in words with a year (November 25, "
+        "2013) as YYYY-MM-DD, unless the parameter's description spells dates in words",
     )
     p.add_argument(
         "--data-root", default=None, help="folder holding seal-tools/ (default $TOOLLEARN_DATA)"
@@ -51,12 +58,15 @@ def run(args: argparse.Namespace) -> int:
     src = Path(args.run)
     records = read_records(src / "predictions.jsonl")
     examples = run_examples(source_config(src), records, args.data_root)
-    tool_filter = ToolFilter(args.margin, args.model)
-    writer, records = filter_run(src, args.out, examples, tool_filter)
+    if args.margin is None and not args.iso_dates:
+        raise SystemExit("error: give --margin (the tool filter), --iso-dates or both")
+    tool_filter = None if args.margin is None else ToolFilter(args.margin, args.model)
+    writer, records = filter_run(src, args.out, examples, tool_filter, args.iso_dates)
     scores = score_records(records, examples)
     stats = filter_stats(records)
     path = writer.write_scores(scores, {"tool_filter": stats})
     print(summary_table(scores))
-    print(f"\nfiltered: {stats['calls_dropped']} calls dropped from {stats['answers_changed']} of "
-          f"{stats['answers']} answers\nscores: {path}", file=sys.stderr)  # fmt: skip
+    print(f"\nfiltered: {stats['calls_dropped']} calls dropped, {stats['dates_rewritten']} dates "
+          f"rewritten; {stats['answers_changed']} of {stats['answers']} answers changed\n"
+          f"scores: {path}", file=sys.stderr)  # fmt: skip
     return 0

@@ -1,10 +1,13 @@
-"""`toollearn eval seal-filter`: a finished Seal-Tools run's answers through the tool filter.
+"""`toollearn eval seal-filter`: a finished Seal-Tools run's answers, post-processed.
 
-The filter (`agents.tool_filter`) reads only the query, the candidates and the answer, after
-generation, so filtering a run's answers gives exactly what a run with the filter would have
-written. The new run directory holds the source run's config with `tool_filter` (encoder,
-margin) and `filtered_from` added, its sessions (the engine's provenance), and one record per
-answer: `output` filtered, `unfiltered_output` as generated, `dropped_calls`, `tool_support`.
+Two steps read only the query, the candidates and the answer, after generation, so applying
+them to a run's answers gives exactly what a run with them would have written: the tool filter
+(`agents.tool_filter`: drop the calls to candidates no clause of the query points at) and ISO
+dates (`agents.date_values`: a date the answer copies in words, written YYYY-MM-DD). The new
+run directory holds the source run's config with `tool_filter` (encoder, margin), `iso_dates`
+and `filtered_from` added, its sessions (the engine's provenance), and one record per answer:
+`output` post-processed, `unfiltered_output` as generated, `dropped_calls`, `tool_support`,
+`date_changes`.
 """
 
 from __future__ import annotations
@@ -15,10 +18,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from toollearn.agents.tool_filter import ToolFilter
+from toollearn.agents.tool_filter import ToolFilter, postprocess
 from toollearn.core.errors import DataError
 from toollearn.core.types import Example
 from toollearn.evaluation.runners.base import RunWriter, read_records
+
+STEPS = ("tool_filter", "iso_dates")
 
 
 def source_config(run_dir: Path) -> dict[str, Any]:
@@ -29,19 +34,29 @@ def source_config(run_dir: Path) -> dict[str, Any]:
     config = json.loads(path.read_text(encoding="utf-8"))
     if config.get("benchmark") != "seal-tools":
         raise DataError(f"a {config.get('benchmark')!r} run, not a Seal-Tools one", str(run_dir))
-    if config.get("tool_filter"):
+    if any(config.get(step) for step in STEPS):
         raise DataError("this run's answers are filtered already", str(run_dir))
     return config
 
 
 def filter_run(
-    run_dir: str | Path, out_dir: str | Path, examples: Sequence[Example], tool_filter: ToolFilter
+    run_dir: str | Path,
+    out_dir: str | Path,
+    examples: Sequence[Example],
+    tool_filter: ToolFilter | None,
+    dates: bool = False,
 ) -> tuple[RunWriter, list[dict[str, Any]]]:
-    """Write OUT: every record of RUN whose example is given, its answer filtered."""
+    """Write OUT: every record of RUN whose example is given, its answer post-processed."""
     src, out = Path(run_dir), Path(out_dir)
+    if tool_filter is None and not dates:
+        raise ValueError("nothing to do: give a tool filter, ISO dates or both")
     if src.resolve() == out.resolve():
         raise DataError("write the filtered run to another directory", str(out))
-    config = {**source_config(src), "tool_filter": tool_filter.describe()}
+    config = dict(source_config(src))
+    if tool_filter is not None:
+        config["tool_filter"] = tool_filter.describe()
+    if dates:
+        config["iso_dates"] = True
     config["filtered_from"] = str(src)
     by_id = {ex.id: ex for ex in examples}
     records = [r for r in read_records(src / "predictions.jsonl") if r.get("id") in by_id]
@@ -54,16 +69,18 @@ def filter_run(
     filtered = []
     for rec in records:
         ex = by_id[rec["id"]]
-        res = tool_filter.filter_answer(rec.get("output") or "", ex.query, ex.tools)
-        new = {**rec, "output": res.output, "unfiltered_output": rec.get("output"),
-               "dropped_calls": res.dropped, "tool_support": res.support}  # fmt: skip
+        steps = postprocess(rec.get("output") or "", ex.query, ex.tools, tool_filter, dates)
+        new = {**rec, **steps, "unfiltered_output": rec.get("output")}
         writer.append(new)
         filtered.append(new)
     return writer, filtered
 
 
 def filter_stats(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
-    """How many answers lost calls, and how many calls were dropped."""
-    changed = [r for r in records if r.get("dropped_calls")]
-    return {"answers": len(records), "answers_changed": len(changed),
-            "calls_dropped": sum(len(r["dropped_calls"]) for r in changed)}  # fmt: skip
+    """How many answers lost calls or had dates rewritten, and how many of each."""
+    return {
+        "answers": len(records),
+        "answers_changed": sum(1 for r in records if r["output"] != r["unfiltered_output"]),
+        "calls_dropped": sum(len(r.get("dropped_calls") or []) for r in records),
+        "dates_rewritten": sum(len(r.get("date_changes") or []) for r in records),
+    }

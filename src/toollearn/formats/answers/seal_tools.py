@@ -112,6 +112,20 @@ def parse_calls(text: str) -> list[ToolCall]:
     raise FormatError(f"no list of Seal-Tools calls found in: {_clip(text)!r}")
 
 
+def parse_call_dicts(text: str) -> list[dict[str, Any]] | None:
+    """The first non-empty list of call dicts in `text` as the dicts themselves (what a
+    post-processing step edits and writes back); None if there is none."""
+    start = text.find("[") if isinstance(text, str) else -1
+    while start != -1:
+        end = _closing_bracket(text, start)
+        if end is not None:
+            value = _load_literal(text[start : end + 1])
+            if _as_calls(value):
+                return list(value)
+        start = text.find("[", start + 1)
+    return None
+
+
 def _closing_bracket(text: str, start: int) -> int | None:
     """Index of the bracket that closes text[start], skipping quoted strings; None if none."""
     depth, quote, i = 0, "", start
