@@ -1,22 +1,38 @@
-"""Pick the tool filter's margin on Seal-Tools dev: the highest official Tool F1 + Param F1 of
-the filtered dev runs (margin-*/scores.json), the smaller margin on a tie; writes choice.json."""
+"""Choose the answer post-processing on Seal-Tools dev from the filtered dev runs' scores:
+the tool filter's margin with the highest official Tool F1 + Param F1 (margin-*/; the smaller
+margin on a tie), then ISO dates if, with that margin, they raise official Param F1
+(chosen+dates/). Writes choice.json; every number is read from a scores.json."""
 
 import json
 import sys
 from pathlib import Path
 
 here = Path(sys.argv[1] if len(sys.argv) > 1 else "results/seal-filter-dev")
+
+
+def official(run: Path) -> dict:
+    return json.loads((run / "scores.json").read_text())["scores"]["official"]["all"]
+
+
 rows = []
 for run in sorted(here.glob("margin-*")):
-    data = json.loads((run / "scores.json").read_text())
-    s = data["scores"]["official"]["all"]
-    margin = data["config"]["tool_filter"]["margin"]
+    s = official(run)
+    margin = json.loads((run / "config.json").read_text())["tool_filter"]["margin"]
     rows.append({"margin": margin, "tool_f1": s["tool_f1"], "param_f1": s["param_f1"],
-                 "n": s["n"], "run": str(run)})
+                 "n": s["n"], "run": str(run)})  # fmt: skip
 best = max(rows, key=lambda r: (r["tool_f1"] + r["param_f1"], -r["margin"]))
-choice = {"margin": best["margin"], "criterion": "max official Tool F1 + Param F1 on dev",
-          "candidates": rows}
-(here / "choice.json").write_text(json.dumps(choice, indent=2) + "\n")
+choice = {"margin": best["margin"], "margin_criterion": "max official Tool F1 + Param F1 on dev",
+          "margins": rows}  # fmt: skip
 for r in rows:
     mark = " <- chosen" if r is best else ""
-    print(f"margin {r['margin']:<5} Tool F1 {100 * r['tool_f1']:.1f}  Param F1 {100 * r['param_f1']:.1f}{mark}")
+    print(f"margin {r['margin']:<5} Tool F1 {100 * r['tool_f1']:.1f}  "
+          f"Param F1 {100 * r['param_f1']:.1f}{mark}")  # fmt: skip
+dated = here / "chosen+dates"
+if (dated / "scores.json").is_file():
+    with_dates = official(dated)["param_f1"]
+    choice["iso_dates"] = with_dates > best["param_f1"]
+    choice["iso_dates_criterion"] = "official Param F1 on dev with the chosen margin, higher"
+    choice["param_f1_with_dates"] = with_dates
+    print(f"ISO dates: Param F1 {100 * best['param_f1']:.1f} -> {100 * with_dates:.1f}: "
+          f"{'used' if choice['iso_dates'] else 'not used'}")  # fmt: skip
+(here / "choice.json").write_text(json.dumps(choice, indent=2) + "\n")

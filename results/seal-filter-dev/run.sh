@@ -3,8 +3,9 @@
 # (tools-135m v3, `--engine tuned`) answers a quarter of dev (shard 1/4, 175 queries; the
 # paper's 5 candidates, constrained, --copy-strings --stated-optional, as results/seal-stated),
 # `toollearn eval seal-filter` drops the calls to tools no clause of the query points at for six
-# margins, and choose.py keeps the margin with the highest official Tool F1 + Param F1
-# (choice.json). results/seal-filter/run.sh applies that margin to the test runs.
+# margins, and choose.py keeps the margin with the highest official Tool F1 + Param F1, then
+# ISO dates (--iso-dates) if with that margin they raise Param F1 (choice.json).
+# results/seal-filter/run.sh applies the choice to the test runs.
 set -euo pipefail
 source .venv/bin/activate
 RUN=runs/seal-dev/s1 OUT=results/seal-filter-dev
@@ -16,8 +17,16 @@ for m in 0 0.02 0.05 0.1 0.15 0.2; do
   toollearn eval seal-filter --run "$OUT/answers" --margin "$m" --out "$OUT/margin-$m" \
     --data-root ../shared/data
 done
+rm -f "$OUT/choice.json" && rm -rf "$OUT/chosen+dates"
 python "$OUT/choose.py" "$OUT"
-toollearn report compare "$OUT/answers" "$OUT"/margin-{0,0.02,0.05,0.1,0.15,0.2} \
-  --label "v3, no filter" --label "margin 0" --label "margin 0.02" --label "margin 0.05" \
-  --label "margin 0.1" --label "margin 0.15" --label "margin 0.2" --data-root ../shared/data \
+M=$(python -c "import json; print(json.load(open('$OUT/choice.json'))['margin'])")
+toollearn eval seal-filter --run "$OUT/answers" --margin "$M" --iso-dates \
+  --out "$OUT/chosen+dates" --data-root ../shared/data
+toollearn eval seal-filter --run "$OUT/answers" --iso-dates --out "$OUT/dates" \
+  --data-root ../shared/data
+python "$OUT/choose.py" "$OUT"
+toollearn report compare "$OUT/answers" "$OUT/dates" "$OUT"/margin-{0,0.02,0.05,0.1,0.15,0.2} \
+  "$OUT/chosen+dates" --label "v3, as generated" --label "ISO dates" --label "margin 0" \
+  --label "margin 0.02" --label "margin 0.05" --label "margin 0.1" --label "margin 0.15" \
+  --label "margin 0.2" --label "chosen margin + ISO dates" --data-root ../shared/data \
   --out "$OUT/compare.md" --json "$OUT/compare.json"
