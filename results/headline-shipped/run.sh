@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # The headline of what ships: tools-135m v3 (`tuned`) on Seal-Tools and DEER valid, as in
-# results/headline-v3; on DEER's three unseen-tool sets the default DEER agent's Call decision,
+# results/headline-v3, and on Seal-Tools also with the answers post-processed as chosen on dev
+# (--copy-strings --stated-optional answers, the tool filter and ISO dates: results/seal-filter);
+# on DEER's three unseen-tool sets the default DEER agent's Call decision,
 # now made by the shipped call gate (the embedded MiniLM with the LoRA adapter deer-call-gate,
 # gates only: results/deer-gates-only/*-mix100-lora-e2) beside the earlier v3 agent with the plain
 # embedded MiniLM gate; and the apps adapter apps-135m (`tuned-apps`, apps-135m-v4) on the two
@@ -19,7 +21,7 @@ for s in test tool_bench tool_corpus; do
     --data-root ../shared/data --out "$H/deer-$s-dc/compare.md" --json "$H/deer-$s-dc/compare.json"
 done
 toollearn report headline \
-  --panel seal-constrained=results/seal-full-v3 \
+  --panel seal-constrained=results/seal-filter/headline \
   --panel seal-free=results/seal-free-v3 \
   --panel deer-test-dc=$H/deer-test-dc \
   --panel deer-tool_bench-dc=$H/deer-tool_bench-dc \
