@@ -30,3 +30,16 @@ toollearn report compare "$OUT/answers" "$OUT/dates" "$OUT"/margin-{0,0.02,0.05,
   --label "margin 0.02" --label "margin 0.05" --label "margin 0.1" --label "margin 0.15" \
   --label "margin 0.2" --label "chosen margin + ISO dates" --data-root ../shared/data \
   --out "$OUT/compare.md" --json "$OUT/compare.json"
+# Pruning before generation instead (the model offered only the candidates the filter keeps):
+mkdir -p "$OUT/prune-0"
+toollearn eval seal-tools --split dev --constrained --copy-strings --stated-optional --n-seq 8 \
+  --data-root ../shared/data --engine tuned --threads 1 --shard 1/4 --prune-candidates 0 \
+  --out runs/seal-dev-prune0/s1
+cp runs/seal-dev-prune0/s1/{config.json,predictions.jsonl,sessions.jsonl,scores.json} "$OUT/prune-0/"
+toollearn eval seal-filter --run "$OUT/prune-0" --iso-dates --out "$OUT/prune-0+dates" \
+  --data-root ../shared/data
+toollearn report compare "$OUT/answers" "$OUT/chosen+dates" "$OUT/prune-0" "$OUT/prune-0+dates" \
+  --label "v3, as generated" --label "tool filter (margin 0) + ISO dates, after generation" \
+  --label "candidates pruned (margin 0) before generation" --label "pruned + ISO dates" \
+  --data-root ../shared/data --bootstrap 2000 --out "$OUT/compare-prune.md" \
+  --json "$OUT/compare-prune.json"
