@@ -281,7 +281,6 @@ def _postprocess_seal(text: str, args: argparse.Namespace, tools: list) -> str:
 
     if args.tool_filter is None and not args.iso_dates:
         return text
-
     tool_filter = None if args.tool_filter is None else ToolFilter(args.tool_filter)
     steps = postprocess(text, args.query, tools, tool_filter, args.iso_dates)
     for call in steps.get("dropped_calls", []):

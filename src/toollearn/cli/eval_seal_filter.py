@@ -55,11 +55,12 @@ def run(args: argparse.Namespace) -> int:
     from toollearn.evaluation.runners.seal_filter import filter_run, filter_stats, source_config
     from toollearn.evaluation.runners.seal_tools import run_examples, score_records
 
-    src = Path(args.run)
-    records = read_records(src / "predictions.jsonl")
-    examples = run_examples(source_config(src), records, args.data_root)
     if args.margin is None and not args.iso_dates:
         raise SystemExit("error: give --margin (the tool filter), --iso-dates or both")
+    src = Path(args.run)
+    config = source_config(src)
+    records = read_records(src / "predictions.jsonl")
+    examples = run_examples(config, records, args.data_root)
     tool_filter = None if args.margin is None else ToolFilter(args.margin, args.model)
     writer, records = filter_run(src, args.out, examples, tool_filter, args.iso_dates)
     scores = score_records(records, examples)
