@@ -38,8 +38,19 @@ toollearn eval seal-tools --split dev --constrained --copy-strings --stated-opti
 cp runs/seal-dev-prune0/s1/{config.json,predictions.jsonl,sessions.jsonl,scores.json} "$OUT/prune-0/"
 toollearn eval seal-filter --run "$OUT/prune-0" --iso-dates --out "$OUT/prune-0+dates" \
   --data-root ../shared/data
+# ... and calling each kept candidate at most once (--distinct-tools):
+mkdir -p "$OUT/prune-0-distinct"
+toollearn eval seal-tools --split dev --constrained --copy-strings --stated-optional \
+  --distinct-tools --n-seq 8 --data-root ../shared/data --engine tuned --threads 1 --shard 1/4 \
+  --prune-candidates 0 --out runs/seal-dev-prune0-distinct/s1
+cp runs/seal-dev-prune0-distinct/s1/{config.json,predictions.jsonl,sessions.jsonl,scores.json} \
+  "$OUT/prune-0-distinct/"
+toollearn eval seal-filter --run "$OUT/prune-0-distinct" --iso-dates \
+  --out "$OUT/prune-0-distinct+dates" --data-root ../shared/data
 toollearn report compare "$OUT/answers" "$OUT/chosen+dates" "$OUT/prune-0" "$OUT/prune-0+dates" \
+  "$OUT/prune-0-distinct+dates" \
   --label "v3, as generated" --label "tool filter (margin 0) + ISO dates, after generation" \
   --label "candidates pruned (margin 0) before generation" --label "pruned + ISO dates" \
+  --label "pruned, each tool at most once (--distinct-tools), + ISO dates" \
   --data-root ../shared/data --bootstrap 2000 --out "$OUT/compare-prune.md" \
   --json "$OUT/compare-prune.json"

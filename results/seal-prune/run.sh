@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# The shipped model (tools-135m v3, `--engine tuned`) on the whole Seal-Tools test set (1,354
+# queries, constrained, --copy-strings --stated-optional) offered only the candidates the tool
+# filter keeps (--prune-candidates 0) and calling each at most once (--distinct-tools), the
+# setting that scored best on dev (results/seal-filter-dev/compare-prune.md), then ISO dates
+# (`eval seal-filter --iso-dates`); compared with the post-filtered answers (results/seal-filter)
+# and the unfiltered ones. Two resumable 1-thread shards, merged and scored whole.
+set -euo pipefail
+RUN=runs/seal-prune OUT=results/seal-prune
+FLAGS=(--split all --constrained --copy-strings --stated-optional --distinct-tools
+  --prune-candidates 0 --n-seq 8 --data-root ../shared/data --engine tuned --threads 1)
+source .venv/bin/activate
+for k in 1 2; do
+  toollearn eval seal-tools "${FLAGS[@]}" --shard "$k/2" --out "$RUN/s$k" &
+done
+wait
+rm -rf "$RUN/all"
+toollearn runs merge --out "$RUN/all" "$RUN/s1" "$RUN/s2"
+toollearn eval seal-tools "${FLAGS[@]}" --out "$RUN/all" --score-only
+mkdir -p "$OUT/answers"
+cp "$RUN"/all/{config.json,predictions.jsonl,sessions.jsonl,scores.json} "$OUT/answers/"
+toollearn eval seal-filter --run "$OUT/answers" --iso-dates --out "$OUT/dates" \
+  --data-root ../shared/data
+toollearn report compare results/seal-stated results/seal-filter/seal-stated "$OUT/dates" \
+  --label "v3, --copy-strings --stated-optional" --label "the same, post-processed" \
+  --label "pruned candidates, each at most once, + ISO dates" --data-root ../shared/data \
+  --bootstrap 2000 --out "$OUT/compare.md" --json "$OUT/compare.json"
