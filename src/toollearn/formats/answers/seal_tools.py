@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import ast
 import json
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from toollearn.core.errors import FormatError
@@ -97,16 +97,11 @@ def parse_calls(text: str) -> list[ToolCall]:
     if not isinstance(text, str):
         raise FormatError(f"expected text, got {type(text).__name__}")
     saw_empty = False
-    start = text.find("[")
-    while start != -1:
-        end = _closing_bracket(text, start)
-        if end is not None:
-            value = _load_literal(text[start : end + 1])
-            calls = _as_calls(value)
-            if calls:
-                return link_refs(calls)
-            saw_empty = saw_empty or value == []
-        start = text.find("[", start + 1)
+    for value in _bracketed_literals(text):
+        calls = _as_calls(value)
+        if calls:
+            return link_refs(calls)
+        saw_empty = saw_empty or value == []
     if saw_empty:
         return []
     raise FormatError(f"no list of Seal-Tools calls found in: {_clip(text)!r}")
@@ -115,15 +110,22 @@ def parse_calls(text: str) -> list[ToolCall]:
 def parse_call_dicts(text: str) -> list[dict[str, Any]] | None:
     """The first non-empty list of call dicts in `text` as the dicts themselves (what a
     post-processing step edits and writes back); None if there is none."""
-    start = text.find("[") if isinstance(text, str) else -1
+    if not isinstance(text, str):
+        return None
+    for value in _bracketed_literals(text):
+        if _as_calls(value):
+            return list(value)
+    return None
+
+
+def _bracketed_literals(text: str) -> Iterator[Any]:
+    """The literal (or None) of each closed [...] in `text`, from each "[" in turn."""
+    start = text.find("[")
     while start != -1:
         end = _closing_bracket(text, start)
         if end is not None:
-            value = _load_literal(text[start : end + 1])
-            if _as_calls(value):
-                return list(value)
+            yield _load_literal(text[start : end + 1])
         start = text.find("[", start + 1)
-    return None
 
 
 def _closing_bracket(text: str, start: int) -> int | None:
