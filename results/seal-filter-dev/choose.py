@@ -1,7 +1,9 @@
 """Choose the answer post-processing on Seal-Tools dev from the filtered dev runs' scores:
 the tool filter's margin with the highest official Tool F1 + Param F1 (margin-*/; the smaller
 margin on a tie), then ISO dates if, with that margin, they raise official Param F1
-(chosen+dates/). Writes choice.json; every number is read from a scores.json."""
+(chosen+dates/), then foreign values (optional or all: chosen+dates+foreign-*/) if one raises
+official Param F1 further (the higher). Writes choice.json; every number is read from a
+scores.json."""
 
 import json
 import sys
@@ -35,4 +37,18 @@ if (dated / "scores.json").is_file():
     choice["param_f1_with_dates"] = with_dates
     print(f"ISO dates: Param F1 {100 * best['param_f1']:.1f} -> {100 * with_dates:.1f}: "
           f"{'used' if choice['iso_dates'] else 'not used'}")  # fmt: skip
+foreign = {}
+for scope in ("optional", "all"):
+    run = here / f"chosen+dates+foreign-{scope}"
+    if (run / "scores.json").is_file():
+        foreign[scope] = official(run)["param_f1"]
+if foreign and "param_f1_with_dates" in choice:
+    before = max(choice["param_f1_with_dates"], best["param_f1"])
+    scope = max(foreign, key=foreign.get)
+    choice["foreign_values"] = scope if foreign[scope] > before else None
+    choice["foreign_values_criterion"] = ("official Param F1 on dev with the chosen margin and "
+                                          "dates, the higher scope if it raises it")
+    choice["param_f1_with_foreign_values"] = foreign
+    print(f"foreign values: Param F1 {100 * before:.1f} -> " + ", ".join(
+        f"{s} {100 * v:.1f}" for s, v in foreign.items()) + f": {choice['foreign_values']}")
 (here / "choice.json").write_text(json.dumps(choice, indent=2) + "\n")

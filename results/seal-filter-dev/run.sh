@@ -4,7 +4,8 @@
 # paper's 5 candidates, constrained, --copy-strings --stated-optional, as results/seal-stated),
 # `toollearn eval seal-filter` drops the calls to tools no clause of the query points at for six
 # margins, and choose.py keeps the margin with the highest official Tool F1 + Param F1, then
-# ISO dates (--iso-dates) if with that margin they raise Param F1 (choice.json).
+# ISO dates (--iso-dates) if with that margin they raise Param F1, then foreign values
+# (--foreign-values optional or all) if one raises it further (choice.json).
 # results/seal-filter/run.sh applies the choice to the test runs.
 set -euo pipefail
 source .venv/bin/activate
@@ -24,6 +25,10 @@ toollearn eval seal-filter --run "$OUT/answers" --margin "$M" --iso-dates \
   --out "$OUT/chosen+dates" --data-root ../shared/data
 toollearn eval seal-filter --run "$OUT/answers" --iso-dates --out "$OUT/dates" \
   --data-root ../shared/data
+for scope in optional all; do
+  toollearn eval seal-filter --run "$OUT/answers" --margin "$M" --foreign-values "$scope" \
+    --iso-dates --out "$OUT/chosen+dates+foreign-$scope" --data-root ../shared/data
+done
 python "$OUT/choose.py" "$OUT"
 toollearn report compare "$OUT/answers" "$OUT/dates" "$OUT"/margin-{0,0.02,0.05,0.1,0.15,0.2} \
   "$OUT/chosen+dates" --label "v3, as generated" --label "ISO dates" --label "margin 0" \
@@ -54,3 +59,13 @@ toollearn report compare "$OUT/answers" "$OUT/chosen+dates" "$OUT/prune-0" "$OUT
   --label "pruned, each tool at most once (--distinct-tools), + ISO dates" \
   --data-root ../shared/data --bootstrap 2000 --out "$OUT/compare-prune.md" \
   --json "$OUT/compare-prune.json"
+# ... and without the arguments copied from another tool's clause (--foreign-values all):
+toollearn eval seal-filter --run "$OUT/prune-0-distinct" --foreign-values all --iso-dates \
+  --out "$OUT/prune-0-distinct+foreign-all+dates" --data-root ../shared/data
+toollearn report compare "$OUT/answers" "$OUT/chosen+dates" "$OUT/chosen+dates+foreign-optional" \
+  "$OUT/chosen+dates+foreign-all" "$OUT/prune-0-distinct+dates" \
+  "$OUT/prune-0-distinct+foreign-all+dates" --label "v3, as generated" \
+  --label "tool filter (margin 0) + ISO dates" --label "... + foreign optional values dropped" \
+  --label "... + all foreign values dropped" --label "pruned, each tool at most once, + ISO dates" \
+  --label "... + all foreign values dropped" --data-root ../shared/data --bootstrap 2000 \
+  --out "$OUT/compare-foreign.md" --json "$OUT/compare-foreign.json"

@@ -52,6 +52,14 @@ def test_support_names_each_clauses_tool(tool_filter):
     assert support["getStockPrice"] < -0.1
 
 
+def test_owners_give_each_tool_its_clause(tool_filter):
+    owners = tool_filter.owners(QUERY, TOOLS)
+    assert owners["getWeatherForecast"] == ["What will the weather be like in Paris tomorrow?"]
+    assert owners["bookFlight"] == ["book me a flight to Rome."]
+    assert len(owners["getStockPrice"]) == 1  # no clause of its own: its closest one
+    assert tool_filter.owners(QUERY, []) == {}
+
+
 def test_filter_drops_the_unasked_tool_only(tool_filter):
     calls = [_call("getWeatherForecast", "Paris", "API_call_0"),
              _call("getStockPrice", "AAPL", "API_call_1"),
@@ -118,6 +126,15 @@ def test_seal_filter_cli_writes_a_rescorable_run(tmp_path, capsys):
     assert all("dropped_calls" not in r for r in read_records(dates / "predictions.jsonl"))
     with pytest.raises(SystemExit, match="--iso-dates"):
         main(["eval", "seal-filter", "--run", str(src), "--out", str(tmp_path / "none")])
+    foreign = tmp_path / "foreign"  # the clauses without the call filter
+    assert main(["eval", "seal-filter", "--run", str(src), "--out", str(foreign),
+                 "--foreign-values", "all"]) == 0  # fmt: skip
+    config = json.loads((foreign / "config.json").read_text())
+    assert config["foreign_values"]["scope"] == "all" and "tool_filter" not in config
+    records = read_records(foreign / "predictions.jsonl")
+    assert all("dropped_values" in r and "dropped_calls" in r for r in records)
+    assert not any(r["dropped_calls"] for r in records)  # a None margin drops no call
+    assert compare(foreign) == []
 
 
 def test_multi_call_agent_runs_only_the_kept_calls(tool_filter):
@@ -138,6 +155,25 @@ def test_multi_call_agent_runs_only_the_kept_calls(tool_filter):
     ran = [s.calls[0].name for s in trace.steps if s.kind == "observation"]
     assert sorted(ran) == ["bookFlight", "getWeatherForecast"]
     assert trace.meta["tool_filter"]["margin"] == 0.02 and trace.meta["iso_dates"] is True
+
+
+def test_multi_call_agent_drops_another_clauses_value(tool_filter):
+    from toollearn.agents import MultiCallAgent
+    from toollearn.engines import ScriptedEngine
+
+    calls = [_call("getWeatherForecast", "Rome", "API_call_0"),
+             _call("bookFlight", "Rome", "API_call_1")]  # fmt: skip
+    agent = MultiCallAgent(ScriptedEngine([json.dumps(calls)]), execute=False,
+                           tool_filter=ToolFilter(None), foreign_values="all")  # fmt: skip
+    trace = agent.run(QUERY, TOOLS)
+    step = trace.steps[0]
+    assert step.data["dropped_values"] == [
+        {"api": "getWeatherForecast", "parameter": "city", "value": "Rome"}
+    ]
+    assert [dict(c.arguments) for c in step.calls] == [{}, {"destination": "Rome"}]
+    assert trace.meta["foreign_values"] == "all" and "tool_filter" not in trace.meta
+    with pytest.raises(ValueError, match="tool_filter"):
+        MultiCallAgent(ScriptedEngine([]), foreign_values="all")
 
 
 def test_pruned_candidates_are_offered_recorded_and_rescored(tmp_path, tool_filter):

@@ -79,6 +79,10 @@ def test_call_seal_tools_with_the_tool_filter(tmp_path, capsys):
     assert {c["api"] for c in out} == {"getWeather"}  # a stock call, if any, was dropped
     assert main(["call", "Weather?", "--tools", str(path), "--tool-filter", "0.02"]) == 2
     assert "--tool-filter only apply to --answer-format seal-tools" in capsys.readouterr().err
+    assert main([*argv, "--foreign-values", "all", "--iso-dates"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert {c["api"] for c in out} == {"getWeather"}
+    assert main(["call", "Weather?", "--tools", str(path), "--foreign-values", "all"]) == 2
 
 
 def test_call_refuses_seal_options_outside_the_seal_format(tmp_path, capsys):

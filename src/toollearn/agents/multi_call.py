@@ -23,9 +23,11 @@ class MultiCallAgent:
     listed tools). env: where calls run; None = simulate the candidate tools (deterministic,
     seeded). execute=False stops after parsing (what the benchmark scores). tool_filter: an
     `agents.tool_filter.ToolFilter` that drops the calls to candidates no clause of the query
-    points at before anything runs; iso_dates: dates copied in words written YYYY-MM-DD
+    points at before anything runs (a None margin drops none); foreign_values ("optional" or
+    "all", with a tool_filter for the clauses): drop the arguments copied from another tool's
+    clause (`agents.foreign_values`); iso_dates: dates copied in words written YYYY-MM-DD
     (`agents.date_values`). The model step keeps its text as generated; its data records what
-    they changed (`dropped_calls`, `tool_support`, `date_changes`).
+    they changed (`dropped_calls`, `tool_support`, `dropped_values`, `date_changes`).
     """
 
     name = "multi-call"
@@ -43,17 +45,23 @@ class MultiCallAgent:
         sampling: Sampling | None = None,
         tool_filter: Any = None,
         iso_dates: bool = False,
+        foreign_values: str | None = None,
     ):
+        if foreign_values and tool_filter is None:
+            raise ValueError("foreign_values needs a tool_filter (its clauses); margin None")
         self.sampling = sampling or Sampling(seed=seed)
         self.tool_filter, self.iso_dates = tool_filter, iso_dates
+        self.foreign_values = foreign_values
         self.engine, self.env, self.constrained = engine, env, constrained
         self.execute, self.max_tokens, self.chat, self.seed = execute, max_tokens, chat, seed
 
     def config(self) -> dict[str, Any]:
         config = {"agent": self.name, "engine": engine_label(self.engine),
                   "constrained": self.constrained, "max_tokens": self.max_tokens}  # fmt: skip
-        if self.tool_filter is not None:
+        if self.tool_filter is not None and self.tool_filter.margin is not None:
             config["tool_filter"] = self.tool_filter.describe()
+        if self.foreign_values:
+            config["foreign_values"] = self.foreign_values
         if self.iso_dates:
             config["iso_dates"] = True
         return config
@@ -78,7 +86,8 @@ class MultiCallAgent:
         if self.tool_filter is not None or self.iso_dates:
             from toollearn.agents.tool_filter import postprocess
 
-            steps = postprocess(text, query, candidates, self.tool_filter, self.iso_dates)
+            steps = postprocess(text, query, candidates, self.tool_filter, self.iso_dates,
+                                self.foreign_values)  # fmt: skip
             text = steps.pop("output")
             rec.amend_last(data=steps)
         try:

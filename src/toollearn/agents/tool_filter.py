@@ -15,7 +15,8 @@ whole query's similarity: 0.712).
 calls), and keeps the best-supported call when it would drop them all (the official scorer
 counts an empty answer as a format failure). It runs after generation, so it can be applied
 to any finished run's answers (`toollearn eval seal-filter`); the answer as generated is kept
-beside the filtered one.
+beside the filtered one. `owners` gives each candidate the clauses it is the closest tool of,
+which `agents.foreign_values` reads to drop arguments copied from another tool's request.
 """
 
 from __future__ import annotations
@@ -54,25 +55,42 @@ class FilterResult:
 class ToolFilter:
     """Drops calls to candidates the query's clauses do not point at (see the module doc)."""
 
-    def __init__(self, margin: float, model: str | Path | None = None, threads: int | None = 1):
+    def __init__(
+        self, margin: float | None, model: str | Path | None = None, threads: int | None = 1
+    ):
+        """margin None: a filter that only scores (support, owners) and drops no call."""
         from toollearn.retrieval.dense import CachingEncoder, MiniLMEncoder
 
-        if margin < 0:
+        if margin is not None and margin < 0:
             raise ValueError(f"the tool filter's margin is a cosine distance >= 0, not {margin}")
         self.margin = margin
         self.encoder = CachingEncoder(MiniLMEncoder(path=model, threads=threads))
 
-    def support(self, query: str, tools: Sequence[Tool]) -> dict[str, float]:
-        """Each tool's best margin over the top tool of a clause (0 = top of some clause)."""
+    def similarities(self, query: str, tools: Sequence[Tool]) -> tuple[list[str], Any]:
+        """The query's clauses and their cosine with each tool (clauses x tools)."""
         from toollearn.retrieval.text import tool_text
 
-        if not tools:
-            return {}
         parts = clauses(query)
         vecs = self.encoder.encode([*parts, *(tool_text(t) for t in tools)])
-        sims = vecs[: len(parts)] @ vecs[len(parts) :].T  # clauses x tools
+        return parts, vecs[: len(parts)] @ vecs[len(parts) :].T
+
+    def support(self, query: str, tools: Sequence[Tool]) -> dict[str, float]:
+        """Each tool's best margin over the top tool of a clause (0 = top of some clause)."""
+        if not tools:
+            return {}
+        _, sims = self.similarities(query, tools)
         best = (sims - sims.max(axis=1, keepdims=True)).max(axis=0)
         return {t.name: round(float(s), 4) for t, s in zip(tools, best)}
+
+    def owners(self, query: str, tools: Sequence[Tool]) -> dict[str, list[str]]:
+        """Each tool's own clauses: those it is the closest candidate of, else its closest one."""
+        if not tools:
+            return {}
+        parts, sims = self.similarities(query, tools)
+        top = sims.argmax(axis=1)
+        closest = sims.argmax(axis=0)  # each tool's closest clause
+        return {t.name: [p for p, k in zip(parts, top) if k == j] or [parts[int(closest[j])]]
+                for j, t in enumerate(tools)}  # fmt: skip
 
     def filter_answer(self, text: str, query: str, tools: Sequence[Tool]) -> FilterResult:
         """The answer without its unsupported calls; unparsable answers are returned as they are."""
@@ -80,7 +98,7 @@ class ToolFilter:
 
         calls = parse_call_dicts(text or "")
         support = self.support(query, tools)
-        if not calls:
+        if not calls or self.margin is None:
             return FilterResult(text, [], support)
         keep = [support.get(str(c.get("api")), 0.0) >= -self.margin for c in calls]
         _keep_read_responses(calls, keep)
@@ -118,14 +136,35 @@ def _keep_read_responses(calls: Sequence[dict[str, Any]], keep: list[bool]) -> N
 
 
 def postprocess(
-    text: str, query: str, tools: Sequence[Tool], tool_filter: ToolFilter | None, dates: bool
+    text: str,
+    query: str,
+    tools: Sequence[Tool],
+    tool_filter: ToolFilter | None,
+    dates: bool,
+    foreign: str | None = None,
 ) -> dict[str, Any]:
-    """A Seal-Tools answer through the tool filter (if given) and ISO dates (if `dates`):
-    {output, dropped_calls, tool_support, date_changes} (the last three for the steps run)."""
+    """A Seal-Tools answer through the tool filter (if given; a None margin drops no call),
+    foreign values (`foreign`: "optional" or "all" arguments, with the filter's clauses; see
+    `agents.foreign_values`) and ISO dates (if `dates`): {output, dropped_calls, tool_support,
+    dropped_values, date_changes} (the ones after output for the steps run)."""
     out: dict[str, Any] = {"output": text}
     if tool_filter is not None:
         res = tool_filter.filter_answer(text, query, tools)
         out.update(output=res.output, dropped_calls=res.dropped, tool_support=res.support)
+    if foreign:
+        from toollearn.agents.foreign_values import foreign_values
+        from toollearn.formats.answers.seal_tools import parse_call_dicts
+
+        if tool_filter is None:
+            raise ValueError("foreign values need the tool filter's clauses: give a ToolFilter")
+        calls = parse_call_dicts(out["output"] or "")
+        drops: list[dict[str, Any]] = []
+        if calls:
+            owners = tool_filter.owners(query, tools)
+            calls, drops = foreign_values(calls, query, owners, tools, foreign)
+            if drops:
+                out["output"] = json.dumps(calls, ensure_ascii=False)
+        out["dropped_values"] = drops
     if dates:
         from toollearn.agents.date_values import iso_dates
         from toollearn.formats.answers.seal_tools import parse_call_dicts

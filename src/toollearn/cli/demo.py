@@ -93,6 +93,13 @@ def register(subparsers: Any) -> None:
         help="seal-tools format: write an argument that is a date in words with a year as "
         "YYYY-MM-DD (as the Seal-Tools answers do)",
     )
+    c.add_argument(
+        "--foreign-values",
+        choices=("optional", "all"),
+        default=None,
+        help="seal-tools format: drop an argument (of an optional parameter, or of any) whose "
+        "value the query states only in other tools' clauses (embedded MiniLM)",
+    )
     c.add_argument("--max-tokens", type=int, default=320)
     c.set_defaults(func=run_call)
 
@@ -236,6 +243,7 @@ def run_call(args: argparse.Namespace) -> int:
         if getattr(args, n.replace("-", "_"))
     ]
     post = [n for n, v in (("--tool-filter", args.tool_filter is not None),
+                           ("--foreign-values", args.foreign_values),
                            ("--iso-dates", args.iso_dates)) if v]  # fmt: skip
     if post and args.answer_format != "seal-tools":
         print(f"toollearn: error: {' and '.join(post)} only apply to --answer-format seal-tools",
@@ -276,15 +284,20 @@ def run_call(args: argparse.Namespace) -> int:
 
 
 def _postprocess_seal(text: str, args: argparse.Namespace, tools: list) -> str:
-    """--tool-filter and --iso-dates on a seal-tools answer (what they changed goes to stderr)."""
+    """--tool-filter, --foreign-values and --iso-dates on a seal-tools answer (what they
+    changed goes to stderr)."""
     from toollearn.agents.tool_filter import ToolFilter, postprocess
 
-    if args.tool_filter is None and not args.iso_dates:
+    if args.tool_filter is None and not args.iso_dates and not args.foreign_values:
         return text
-    tool_filter = None if args.tool_filter is None else ToolFilter(args.tool_filter)
-    steps = postprocess(text, args.query, tools, tool_filter, args.iso_dates)
+    clauses = args.tool_filter is not None or args.foreign_values
+    tool_filter = ToolFilter(args.tool_filter) if clauses else None
+    steps = postprocess(text, args.query, tools, tool_filter, args.iso_dates, args.foreign_values)
     for call in steps.get("dropped_calls", []):
         print(f"# tool filter dropped a call to {call.get('api')}", file=sys.stderr)
+    for drop in steps.get("dropped_values", []):
+        print(f"# {drop['api']}.{drop['parameter']}: {drop['value']!r} is another tool's value, "
+              "dropped", file=sys.stderr)  # fmt: skip
     for change in steps.get("date_changes", []):
         print(f"# {change['parameter']}: {change['from']!r} -> {change['to']!r}", file=sys.stderr)
     return steps["output"]

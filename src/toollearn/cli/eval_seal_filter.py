@@ -13,11 +13,14 @@ def register_eval(eval_sub: Any) -> None:
     p = eval_sub.add_parser(
         "seal-filter",
         help="a Seal-Tools run's answers without the calls to tools no clause of the query asks "
-        "for (a MiniLM's second opinion) and/or with ISO dates, scored",
+        "for (a MiniLM's second opinion), without arguments copied from another tool's clause "
+        "and/or with ISO dates, scored",
         description="Post-process a finished `eval seal-tools` run's answers: --margin drops a "
         "call whose tool is more than MARGIN of cosine behind the closest candidate of every "
-        "clause of the query (toollearn.agents.tool_filter); --iso-dates writes dates copied in "
-        "words as YYYY-MM-DD (toollearn.agents.date_values). Writes a new run directory "
+        "clause of the query (toollearn.agents.tool_filter); --foreign-values drops an argument "
+        "the query states only in other tools' clauses (toollearn.agents.foreign_values); "
+        "--iso-dates writes dates copied in words as YYYY-MM-DD (toollearn.agents.date_values), "
+        "in that order. Writes a new run directory "
         "(config, post-processed and generated answers, scores); the engine is not loaded.",
     )
     p.add_argument("--run", required=True, help="a finished `toollearn eval seal-tools` run")
@@ -34,6 +37,13 @@ def register_eval(eval_sub: Any) -> None:
         default=None,
         help="a fine-tuned MiniLM (`retrieve train`'s OUT/model or a --lora adapter folder) "
         "instead of the embedded one",
+    )
+    p.add_argument(
+        "--foreign-values",
+        choices=("optional", "all"),
+        default=None,
+        help="drop an argument (of an optional parameter, or of any) whose value the query "
+        "states in another tool's clause and not in the call's own (clauses as the filter's)",
     )
     p.add_argument(
         "--iso-dates",
@@ -55,19 +65,22 @@ def run(args: argparse.Namespace) -> int:
     from toollearn.evaluation.runners.seal_filter import filter_run, filter_stats, source_config
     from toollearn.evaluation.runners.seal_tools import run_examples, score_records
 
-    if args.margin is None and not args.iso_dates:
-        raise SystemExit("error: give --margin (the tool filter), --iso-dates or both")
+    if args.margin is None and not args.iso_dates and not args.foreign_values:
+        raise SystemExit("error: give --margin (the tool filter), --foreign-values, --iso-dates")
     src = Path(args.run)
     config = source_config(src)
     records = read_records(src / "predictions.jsonl")
     examples = run_examples(config, records, args.data_root)
-    tool_filter = None if args.margin is None else ToolFilter(args.margin, args.model)
-    writer, records = filter_run(src, args.out, examples, tool_filter, args.iso_dates)
+    needs_clauses = args.margin is not None or args.foreign_values
+    tool_filter = ToolFilter(args.margin, args.model) if needs_clauses else None
+    writer, records = filter_run(src, args.out, examples, tool_filter, args.iso_dates,
+                                 args.foreign_values)  # fmt: skip
     scores = score_records(records, examples)
     stats = filter_stats(records)
     path = writer.write_scores(scores, {"tool_filter": stats})
     print(summary_table(scores))
-    print(f"\nfiltered: {stats['calls_dropped']} calls dropped, {stats['dates_rewritten']} dates "
-          f"rewritten; {stats['answers_changed']} of {stats['answers']} answers changed\n"
+    print(f"\nfiltered: {stats['calls_dropped']} calls dropped, {stats['values_dropped']} "
+          f"values dropped, {stats['dates_rewritten']} dates rewritten; "
+          f"{stats['answers_changed']} of {stats['answers']} answers changed\n"
           f"scores: {path}", file=sys.stderr)  # fmt: skip
     return 0

@@ -1,13 +1,14 @@
 """`toollearn eval seal-filter`: a finished Seal-Tools run's answers, post-processed.
 
-Two steps read only the query, the candidates and the answer, after generation, so applying
+Three steps read only the query, the candidates and the answer, after generation, so applying
 them to a run's answers gives exactly what a run with them would have written: the tool filter
-(`agents.tool_filter`: drop the calls to candidates no clause of the query points at) and ISO
+(`agents.tool_filter`: drop the calls to candidates no clause of the query points at), foreign
+values (`agents.foreign_values`: drop the arguments copied from another tool's clause) and ISO
 dates (`agents.date_values`: a date the answer copies in words, written YYYY-MM-DD). The new
-run directory holds the source run's config with `tool_filter` (encoder, margin), `iso_dates`
-and `filtered_from` added, its sessions (the engine's provenance), and one record per answer:
-`output` post-processed, `unfiltered_output` as generated, `dropped_calls`, `tool_support`,
-`date_changes`.
+run directory holds the source run's config with `tool_filter` (encoder, margin),
+`foreign_values`, `iso_dates` and `filtered_from` added, its sessions (the engine's
+provenance), and one record per answer: `output` post-processed, `unfiltered_output` as
+generated, `dropped_calls`, `tool_support`, `dropped_values`, `date_changes`.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from toollearn.core.errors import DataError
 from toollearn.core.types import Example
 from toollearn.evaluation.runners.base import RunWriter, read_records
 
-STEPS = ("tool_filter", "iso_dates")
+STEPS = ("tool_filter", "foreign_values", "iso_dates")
 
 
 def source_config(run_dir: Path) -> dict[str, Any]:
@@ -45,16 +46,22 @@ def filter_run(
     examples: Sequence[Example],
     tool_filter: ToolFilter | None,
     dates: bool = False,
+    foreign: str | None = None,
 ) -> tuple[RunWriter, list[dict[str, Any]]]:
-    """Write OUT: every record of RUN whose example is given, its answer post-processed."""
+    """Write OUT: every record of RUN whose example is given, its answer post-processed
+    (tool_filter: a None margin drops no call but gives `foreign` its clauses)."""
     src, out = Path(run_dir), Path(out_dir)
-    if tool_filter is None and not dates:
-        raise ValueError("nothing to do: give a tool filter, ISO dates or both")
+    drops_calls = tool_filter is not None and tool_filter.margin is not None
+    if not (drops_calls or foreign or dates):
+        raise ValueError("nothing to do: give a tool filter, foreign values, ISO dates")
     if src.resolve() == out.resolve():
         raise DataError("write the filtered run to another directory", str(out))
     config = dict(source_config(src))
-    if tool_filter is not None:
+    if drops_calls:
         config["tool_filter"] = tool_filter.describe()
+    if foreign:
+        config["foreign_values"] = {"scope": foreign, "clauses": tool_filter.describe()["encoder"]
+                                    if tool_filter else None}  # fmt: skip
     if dates:
         config["iso_dates"] = True
     config["filtered_from"] = str(src)
@@ -69,7 +76,8 @@ def filter_run(
     filtered = []
     for rec in records:
         ex = by_id[rec["id"]]
-        steps = postprocess(rec.get("output") or "", ex.query, ex.tools, tool_filter, dates)
+        steps = postprocess(rec.get("output") or "", ex.query, ex.tools, tool_filter, dates,
+                            foreign)  # fmt: skip
         new = {**rec, **steps, "unfiltered_output": rec.get("output")}
         writer.append(new)
         filtered.append(new)
@@ -77,10 +85,11 @@ def filter_run(
 
 
 def filter_stats(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
-    """How many answers lost calls or had dates rewritten, and how many of each."""
+    """How many answers changed, and how many calls, values and dates each step changed."""
     return {
         "answers": len(records),
         "answers_changed": sum(1 for r in records if r["output"] != r["unfiltered_output"]),
         "calls_dropped": sum(len(r.get("dropped_calls") or []) for r in records),
+        "values_dropped": sum(len(r.get("dropped_values") or []) for r in records),
         "dates_rewritten": sum(len(r.get("date_changes") or []) for r in records),
     }
