@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The headline of what ships: tools-135m v3 (`tuned`) on Seal-Tools and DEER valid, as in
-# results/headline-v3, and on Seal-Tools also with the answers post-processed as chosen on dev
-# (--copy-strings --stated-optional answers, the tool filter and ISO dates: results/seal-filter);
+# results/headline-v3, and on Seal-Tools also in the best setting chosen on dev
+# (--copy-strings --stated-optional, the candidates pruned by the tool filter, each called at
+# most once, foreign values dropped and ISO dates: results/seal-prune);
 # on DEER's three unseen-tool sets the default DEER agent's Call decision,
 # now made by the shipped call gate (the embedded MiniLM with the LoRA adapter deer-call-gate,
 # gates only: results/deer-gates-only/*-mix100-lora-e2) beside the earlier v3 agent with the plain
@@ -21,7 +22,7 @@ for s in test tool_bench tool_corpus; do
     --data-root ../shared/data --out "$H/deer-$s-dc/compare.md" --json "$H/deer-$s-dc/compare.json"
 done
 toollearn report headline \
-  --panel seal-constrained=results/seal-filter/headline \
+  --panel seal-constrained=results/seal-prune/headline \
   --panel seal-free=results/seal-free-v3 \
   --panel deer-test-dc=$H/deer-test-dc \
   --panel deer-tool_bench-dc=$H/deer-tool_bench-dc \

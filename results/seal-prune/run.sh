@@ -3,8 +3,10 @@
 # queries, constrained, --copy-strings --stated-optional) offered only the candidates the tool
 # filter keeps (--prune-candidates 0) and calling each at most once (--distinct-tools), the
 # setting that scored best on dev (results/seal-filter-dev/compare-prune.md), then ISO dates
-# (`eval seal-filter --iso-dates`); compared with the post-filtered answers (results/seal-filter)
-# and the unfiltered ones. Two resumable 1-thread shards, merged and scored whole.
+# (`eval seal-filter --iso-dates`), then without the arguments copied from another tool's clause
+# (`--foreign-values all`, chosen on dev: results/seal-filter-dev/choice.json); compared with
+# the post-filtered answers (results/seal-filter) and the unfiltered ones. Two resumable
+# 1-thread shards, merged and scored whole; headline/ is the headline's Seal-Tools panel.
 set -euo pipefail
 RUN=runs/seal-prune OUT=results/seal-prune
 FLAGS=(--split all --constrained --copy-strings --stated-optional --distinct-tools
@@ -17,11 +19,20 @@ wait
 rm -rf "$RUN/all"
 toollearn runs merge --out "$RUN/all" "$RUN/s1" "$RUN/s2"
 toollearn eval seal-tools "${FLAGS[@]}" --out "$RUN/all" --score-only
-mkdir -p "$OUT/answers"
+mkdir -p "$OUT/answers" "$OUT/headline"
 cp "$RUN"/all/{config.json,predictions.jsonl,sessions.jsonl,scores.json} "$OUT/answers/"
 toollearn eval seal-filter --run "$OUT/answers" --iso-dates --out "$OUT/dates" \
   --data-root ../shared/data
-toollearn report compare results/seal-stated results/seal-filter/seal-stated "$OUT/dates" \
+toollearn eval seal-filter --run "$OUT/answers" --foreign-values all --iso-dates \
+  --out "$OUT/foreign-dates" --data-root ../shared/data
+toollearn report compare results/seal-stated results/seal-filter/seal-stated \
+  results/seal-filter/seal-stated-foreign "$OUT/dates" "$OUT/foreign-dates" \
   --label "v3, --copy-strings --stated-optional" --label "the same, post-processed" \
-  --label "pruned candidates, each at most once, + ISO dates" --data-root ../shared/data \
-  --bootstrap 2000 --out "$OUT/compare.md" --json "$OUT/compare.json"
+  --label "the same, post-processed + foreign values dropped" \
+  --label "pruned candidates, each at most once, + ISO dates" \
+  --label "pruned, each at most once, + foreign values dropped + ISO dates" \
+  --data-root ../shared/data --bootstrap 2000 --out "$OUT/compare.md" --json "$OUT/compare.json"
+toollearn report compare results/seal/constrained results/seal-full-v3 "$OUT/foreign-dates" \
+  --label "base (zero-shot)" --label "tools-135m v3" \
+  --label "v3, pruned candidates, each once, + foreign values dropped + ISO dates" \
+  --data-root ../shared/data --out "$OUT/headline/compare.md" --json "$OUT/headline/compare.json"
