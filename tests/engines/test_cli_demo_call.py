@@ -83,6 +83,11 @@ def test_call_seal_tools_with_the_tool_filter(tmp_path, capsys):
     out = json.loads(capsys.readouterr().out)
     assert {c["api"] for c in out} == {"getWeather"}
     assert main(["call", "Weather?", "--tools", str(path), "--foreign-values", "all"]) == 2
+    pruned = [*argv[:-2], "--prune-candidates", "0", "--distinct-tools"]
+    assert main(pruned) == 0
+    captured = capsys.readouterr()
+    assert [c["api"] for c in json.loads(captured.out)] == ["getWeather"]
+    assert "# not offered: getStockPrice" in captured.err
 
 
 def test_call_refuses_seal_options_outside_the_seal_format(tmp_path, capsys):

@@ -8,8 +8,9 @@ clauses known (`ToolFilter.owners`: the clauses whose closest candidate is its t
 `foreign_values` drops an argument whose value the query states in another clause but in none
 of the call's own. In the whole test set's post-filtered answers (results/seal-filter), 228
 optional string arguments of calls to gold tools were found so, 3 of them right; of 415 such
-required ones, 75 were right (found on test; the scope was chosen on dev). Values the query does not state (inferred, or spanning two
-clauses) are kept; `scope` "optional" touches only parameters the schema does not require.
+required ones, 75 were right (found on test; the scope was chosen on dev). Values the query
+does not state (inferred, or spanning two clauses) are kept; `scope` "optional" touches only
+parameters the schema does not require.
 Dropping a wrong value turns a wrong argument into a missing one: precision rises, recall
 loses the few right ones.
 """

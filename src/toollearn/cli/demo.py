@@ -88,6 +88,15 @@ def register(subparsers: Any) -> None:
         "adds 7.7 Tool F1 points on the Seal-Tools test set: README)",
     )
     c.add_argument(
+        "--prune-candidates",
+        type=float,
+        default=None,
+        metavar="MARGIN",
+        help="seal-tools format: offer the model only the tools at most MARGIN (cosine) behind "
+        "the closest tool of some clause of the query (embedded MiniLM); with --distinct-tools, "
+        "--foreign-values all and --iso-dates the best Seal-Tools setting on dev (README)",
+    )
+    c.add_argument(
         "--iso-dates",
         action="store_true",
         help="seal-tools format: write an argument that is a date in words with a year as "
@@ -242,7 +251,8 @@ def run_call(args: argparse.Namespace) -> int:
         for n in ("copy-strings", "distinct-tools", "stated-optional")
         if getattr(args, n.replace("-", "_"))
     ]
-    post = [n for n, v in (("--tool-filter", args.tool_filter is not None),
+    post = [n for n, v in (("--prune-candidates", args.prune_candidates is not None),
+                           ("--tool-filter", args.tool_filter is not None),
                            ("--foreign-values", args.foreign_values),
                            ("--iso-dates", args.iso_dates)) if v]  # fmt: skip
     if post and args.answer_format != "seal-tools":
@@ -303,6 +313,19 @@ def _postprocess_seal(text: str, args: argparse.Namespace, tools: list) -> str:
     return steps["output"]
 
 
+def _pruned(query: str, tools: list, margin: float) -> list:
+    """The tools some clause of the query points at (--prune-candidates; the rest to stderr)."""
+    from toollearn.agents.tool_filter import ToolFilter
+
+    support = ToolFilter(margin).support(query, tools)
+    kept = [t for t in tools if support[t.name] >= -margin]
+    for t in tools:
+        if t not in kept:
+            print(f"# not offered: {t.name} ({support[t.name]:+.3f} behind a clause's closest "
+                  "tool)", file=sys.stderr)  # fmt: skip
+    return kept
+
+
 def _call_seal(args: argparse.Namespace, tools: list) -> int:
     """The Seal-Tools paper's prompt and call list over the given tools."""
     from toollearn.cli.common import sampling_from_args
@@ -314,6 +337,8 @@ def _call_seal(args: argparse.Namespace, tools: list) -> int:
         print(f"toollearn: error: the seal-tools format needs tools; none in {args.tools}",
               file=sys.stderr)  # fmt: skip
         return 1
+    if args.prune_candidates is not None:
+        tools = _pruned(args.query, tools, args.prune_candidates)
     prompt = seal_tools.render_messages(args.query, tools)
     constraint = None if args.free else seal_calls_constraint(
         tools, args.allow_empty, distinct=args.distinct_tools,
