@@ -147,33 +147,33 @@ def postprocess(
     foreign values (`foreign`: "optional" or "all" arguments, with the filter's clauses; see
     `agents.foreign_values`) and ISO dates (if `dates`): {output, dropped_calls, tool_support,
     dropped_values, date_changes} (the ones after output for the steps run)."""
+    if foreign and tool_filter is None:
+        raise ValueError("foreign values need the tool filter's clauses: give a ToolFilter")
     out: dict[str, Any] = {"output": text}
     if tool_filter is not None:
         res = tool_filter.filter_answer(text, query, tools)
         out.update(output=res.output, dropped_calls=res.dropped, tool_support=res.support)
+    if not foreign and not dates:
+        return out
+    from toollearn.formats.answers.seal_tools import parse_call_dicts
+
+    calls = parse_call_dicts(out["output"] or "")  # the argument steps edit these dicts
+    changed = False
     if foreign:
         from toollearn.agents.foreign_values import foreign_values
-        from toollearn.formats.answers.seal_tools import parse_call_dicts
 
-        if tool_filter is None:
-            raise ValueError("foreign values need the tool filter's clauses: give a ToolFilter")
-        calls = parse_call_dicts(out["output"] or "")
         drops: list[dict[str, Any]] = []
         if calls:
             owners = tool_filter.owners(query, tools)
             calls, drops = foreign_values(calls, query, owners, tools, foreign)
-            if drops:
-                out["output"] = json.dumps(calls, ensure_ascii=False)
-        out["dropped_values"] = drops
+        out["dropped_values"], changed = drops, bool(drops)
     if dates:
         from toollearn.agents.date_values import iso_dates
-        from toollearn.formats.answers.seal_tools import parse_call_dicts
 
-        calls = parse_call_dicts(out["output"] or "")
         changes: list[dict[str, str]] = []
         if calls:
             calls, changes = iso_dates(calls, tools)
-            if changes:
-                out["output"] = json.dumps(calls, ensure_ascii=False)
-        out["date_changes"] = changes
+        out["date_changes"], changed = changes, changed or bool(changes)
+    if changed:
+        out["output"] = json.dumps(calls, ensure_ascii=False)
     return out
