@@ -69,3 +69,24 @@ toollearn report compare "$OUT/answers" "$OUT/chosen+dates" "$OUT/chosen+dates+f
   --label "... + all foreign values dropped" --label "pruned, each tool at most once, + ISO dates" \
   --label "... + all foreign values dropped" --data-root ../shared/data --bootstrap 2000 \
   --out "$OUT/compare-foreign.md" --json "$OUT/compare-foreign.json"
+# ... then without the copied strings that cut a word (--whole-words), then with the required
+# arguments those dropped asked again of the model on the call's own clauses (--refill tuned):
+toollearn eval seal-filter --run "$OUT/prune-0-distinct" --foreign-values all --whole-words \
+  --iso-dates --out "$OUT/prune-0-distinct+foreign-all+words+dates" --data-root ../shared/data
+toollearn eval seal-filter --run "$OUT/prune-0-distinct" --foreign-values all --whole-words \
+  --refill tuned --iso-dates --out "$OUT/prune-0-distinct+foreign-all+words+refill+dates" \
+  --data-root ../shared/data
+# ... and asking again for every required argument of a multi-call answer (--refill-scope
+# required; a stated answer replaces the call's value):
+toollearn eval seal-filter --run "$OUT/prune-0-distinct" --foreign-values all --whole-words \
+  --refill tuned --refill-scope required --iso-dates \
+  --out "$OUT/prune-0-distinct+foreign-all+words+refill-required+dates" --data-root ../shared/data
+toollearn report compare "$OUT/prune-0-distinct+dates" "$OUT/prune-0-distinct+foreign-all+dates" \
+  "$OUT/prune-0-distinct+foreign-all+words+dates" \
+  "$OUT/prune-0-distinct+foreign-all+words+refill+dates" \
+  "$OUT/prune-0-distinct+foreign-all+words+refill-required+dates" \
+  --label "pruned, each tool at most once, + ISO dates" --label "... + foreign values dropped" \
+  --label "... + cut words dropped" --label "... + dropped required values refilled" \
+  --label "... + every required value of multi-call answers asked again" \
+  --data-root ../shared/data --bootstrap 2000 --out "$OUT/compare-refill.md" \
+  --json "$OUT/compare-refill.json"

@@ -4,7 +4,10 @@
 # filter keeps (--prune-candidates 0) and calling each at most once (--distinct-tools), the
 # setting that scored best on dev (results/seal-filter-dev/compare-prune.md), then ISO dates
 # (`eval seal-filter --iso-dates`), then without the arguments copied from another tool's clause
-# (`--foreign-values all`, chosen on dev: results/seal-filter-dev/choice.json); compared with
+# (`--foreign-values all`, chosen on dev: results/seal-filter-dev/choice.json), then without the
+# copied strings that cut a word (`--whole-words`) and with the required arguments those two
+# dropped asked again of the model on the call's own clauses (`--refill tuned`; both chosen on
+# dev: results/seal-filter-dev/compare-refill.md); compared with
 # the post-filtered answers (results/seal-filter) and the unfiltered ones. Two resumable
 # 1-thread shards, merged and scored whole; headline/ is the headline's Seal-Tools panel.
 set -euo pipefail
@@ -25,14 +28,20 @@ toollearn eval seal-filter --run "$OUT/answers" --iso-dates --out "$OUT/dates" \
   --data-root ../shared/data
 toollearn eval seal-filter --run "$OUT/answers" --foreign-values all --iso-dates \
   --out "$OUT/foreign-dates" --data-root ../shared/data
+toollearn eval seal-filter --run "$OUT/answers" --foreign-values all --whole-words --iso-dates \
+  --out "$OUT/foreign-words-dates" --data-root ../shared/data
+toollearn eval seal-filter --run "$OUT/answers" --foreign-values all --whole-words \
+  --refill tuned --iso-dates --out "$OUT/foreign-words-refill-dates" --data-root ../shared/data
 toollearn report compare results/seal-stated results/seal-filter/seal-stated \
   results/seal-filter/seal-stated-foreign "$OUT/dates" "$OUT/foreign-dates" \
+  "$OUT/foreign-words-dates" "$OUT/foreign-words-refill-dates" \
   --label "v3, --copy-strings --stated-optional" --label "the same, post-processed" \
   --label "the same, post-processed + foreign values dropped" \
   --label "pruned candidates, each at most once, + ISO dates" \
   --label "pruned, each at most once, + foreign values dropped + ISO dates" \
+  --label "... + cut words dropped" --label "... + dropped required values refilled" \
   --data-root ../shared/data --bootstrap 2000 --out "$OUT/compare.md" --json "$OUT/compare.json"
-toollearn report compare results/seal/constrained results/seal-full-v3 "$OUT/foreign-dates" \
-  --label "base (zero-shot)" --label "tools-135m v3" \
-  --label "v3, pruned candidates, each once, + foreign values dropped + ISO dates" \
+toollearn report compare results/seal/constrained results/seal-full-v3 \
+  "$OUT/foreign-words-refill-dates" --label "base (zero-shot)" --label "tools-135m v3" \
+  --label "v3, pruned, each once, foreign values and cut words dropped, refilled, ISO dates" \
   --data-root ../shared/data --out "$OUT/headline/compare.md" --json "$OUT/headline/compare.json"

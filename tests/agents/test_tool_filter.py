@@ -202,3 +202,44 @@ def test_pruned_candidates_are_offered_recorded_and_rescored(tmp_path, tool_filt
     assert [r["candidates"] for r in records] == [[t.name for t in p.tools] for p in pruned]
     again = run_examples(config, records)
     assert [[t.name for t in e.tools] for e in again] == [[t.name for t in p.tools] for p in pruned]
+
+
+def test_seal_filter_refills_cut_words_with_the_runs_own_model(tmp_path, capsys):
+    from toollearn.cli.common import load_engine_spec
+    from toollearn.evaluation.rescore import compare
+
+    examples = load_prompts("test_in_domain", sample=True)[:6]
+    outputs, cut = [], 0
+    for ex in examples:  # the gold answer, each required string value cut to its first 2 chars
+        calls = official_parse(ex.metadata["target"])
+        for call in calls:
+            tool = next(t for t in ex.tools if t.name == call["api"])
+            for k, v in call["parameters"].items():
+                if k in tool.required and isinstance(v, str) and len(v) > 3 and v in ex.query:
+                    call["parameters"][k], cut = v[:2], cut + 1
+        outputs.append(json.dumps(calls))
+    assert cut >= 3
+    src = _sample_run(tmp_path / "run", examples, outputs)
+    out = tmp_path / "refilled"
+    assert main(["eval", "seal-filter", "--run", str(src), "--out", str(out), "--whole-words",
+                 "--refill", "tuned"]) == 0  # fmt: skip
+    records = read_records(out / "predictions.jsonl")
+    assert sum(len(r["cut_values"]) for r in records) >= cut - 1  # "to" from "tomorrow" is whole
+    assert sum(len(r["refilled_values"]) for r in records) >= 1
+    config = json.loads((out / "config.json").read_text())
+    assert config["whole_words"] is True and config["refill"]["constrained"] is True
+    sessions = read_records(out / "sessions.jsonl")
+    assert any("provenance" in s for s in sessions)  # refill's engine, recorded
+    assert compare(out) == []
+    assert "values refilled" in capsys.readouterr().err
+    base_run = tmp_path / "base-run"
+    _sample_run(base_run, examples, outputs)
+    RunWriter(base_run, json.loads((base_run / "config.json").read_text())).record_engine(
+        load_engine_spec("base", threads=1)
+    )
+    assert main(["eval", "seal-filter", "--run", str(base_run), "--out", str(tmp_path / "mixed"),
+                 "--whole-words", "--refill", "tuned"]) != 0  # fmt: skip
+    assert "refill asks the model that wrote the answers" in capsys.readouterr().err
+    with pytest.raises(SystemExit, match="--refill"):
+        main(["eval", "seal-filter", "--run", str(src), "--out", str(tmp_path / "r"),
+              "--iso-dates", "--refill", "tuned"])  # fmt: skip

@@ -88,6 +88,12 @@ def test_call_seal_tools_with_the_tool_filter(tmp_path, capsys):
     captured = capsys.readouterr()
     assert [c["api"] for c in json.loads(captured.out)] == ["getWeather"]
     assert "# not offered: getStockPrice" in captured.err
+    best = [*pruned, "--copy-strings", "--stated-optional", "--foreign-values", "all",
+            "--whole-words", "--refill", "required", "--iso-dates"]  # fmt: skip
+    assert main(best) == 0
+    assert [c["api"] for c in json.loads(capsys.readouterr().out)] == ["getWeather"]
+    assert main([*argv, "--refill"]) == 2
+    assert "--refill needs --foreign-values or --whole-words" in capsys.readouterr().err
 
 
 def test_call_refuses_seal_options_outside_the_seal_format(tmp_path, capsys):

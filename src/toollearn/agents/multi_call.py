@@ -25,9 +25,13 @@ class MultiCallAgent:
     `agents.tool_filter.ToolFilter` that drops the calls to candidates no clause of the query
     points at before anything runs (a None margin drops none); foreign_values ("optional" or
     "all", with a tool_filter for the clauses): drop the arguments copied from another tool's
-    clause (`agents.foreign_values`); iso_dates: dates copied in words written YYYY-MM-DD
-    (`agents.date_values`). The model step keeps its text as generated; its data records what
-    they changed (`dropped_calls`, `tool_support`, `dropped_values`, `date_changes`).
+    clause (`agents.foreign_values`); whole_words: drop the copied strings that cut a word
+    (`agents.word_spans`); refill ("dropped" or "required"): ask the engine again, on each
+    call's own clauses, for the required arguments those two dropped, or for all required
+    arguments of a multi-call answer (`agents.refill_values`); iso_dates: dates copied in
+    words written YYYY-MM-DD (`agents.date_values`). The model step keeps its text as
+    generated; its data records what they changed (`dropped_calls`, `tool_support`,
+    `dropped_values`, `cut_values`, `refilled_values`, `date_changes`).
     """
 
     name = "multi-call"
@@ -46,9 +50,14 @@ class MultiCallAgent:
         tool_filter: Any = None,
         iso_dates: bool = False,
         foreign_values: str | None = None,
+        whole_words: bool = False,
+        refill: str | None = None,
     ):
-        if foreign_values and tool_filter is None:
-            raise ValueError("foreign_values needs a tool_filter (its clauses); margin None")
+        if (foreign_values or refill) and tool_filter is None:
+            raise ValueError("foreign_values and refill need a tool_filter (its clauses)")
+        if refill and not (foreign_values or whole_words):
+            raise ValueError("refill asks again for what foreign_values or whole_words dropped")
+        self.whole_words, self.refill = whole_words, refill
         self.sampling = sampling or Sampling(seed=seed)
         self.tool_filter, self.iso_dates = tool_filter, iso_dates
         self.foreign_values = foreign_values
@@ -62,6 +71,10 @@ class MultiCallAgent:
             config["tool_filter"] = self.tool_filter.describe()
         if self.foreign_values:
             config["foreign_values"] = self.foreign_values
+        if self.whole_words:
+            config["whole_words"] = True
+        if self.refill:
+            config["refill"] = self.refill
         if self.iso_dates:
             config["iso_dates"] = True
         return config
@@ -83,11 +96,13 @@ class MultiCallAgent:
                          max_tokens=self.max_tokens, constraint=constraint)  # fmt: skip
         if text is None:
             return rec.finish(None, **self.config(), outcome="no_output")
-        if self.tool_filter is not None or self.iso_dates:
+        if self.tool_filter is not None or self.iso_dates or self.whole_words:
             from toollearn.agents.tool_filter import postprocess
 
             steps = postprocess(text, query, candidates, self.tool_filter, self.iso_dates,
-                                self.foreign_values)  # fmt: skip
+                                self.foreign_values, whole_words=self.whole_words,
+                                refill=self.engine if self.refill else None,
+                                refill_scope=self.refill or "dropped")  # fmt: skip
             text = steps.pop("output")
             rec.amend_last(data=steps)
         try:

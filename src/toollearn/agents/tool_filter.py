@@ -142,23 +142,33 @@ def postprocess(
     tool_filter: ToolFilter | None,
     dates: bool,
     foreign: str | None = None,
+    *,
+    whole_words: bool = False,
+    refill: Any = None,
+    refill_scope: str = "dropped",
 ) -> dict[str, Any]:
     """A Seal-Tools answer through the tool filter (if given; a None margin drops no call),
     foreign values (`foreign`: "optional" or "all" arguments, with the filter's clauses; see
-    `agents.foreign_values`) and ISO dates (if `dates`): {output, dropped_calls, tool_support,
-    dropped_values, date_changes} (the ones after output for the steps run)."""
-    if foreign and tool_filter is None:
-        raise ValueError("foreign values need the tool filter's clauses: give a ToolFilter")
+    `agents.foreign_values`), cut words (`whole_words`: `agents.word_spans`), refill (`refill`:
+    an engine asked again for the required arguments those two dropped, on the call's own
+    clauses, or with `refill_scope` "required" for all of a multi-call answer's:
+    `agents.refill_values`) and ISO dates (if `dates`): {output, dropped_calls,
+    tool_support, dropped_values, cut_values, refilled_values, date_changes} (the ones after
+    output for the steps run)."""
+    if (foreign or refill is not None) and tool_filter is None:
+        raise ValueError("foreign values and refill need the tool filter's clauses: give one")
+    if refill is not None and not (foreign or whole_words):
+        raise ValueError("refill asks again for what foreign values or whole words dropped")
     out: dict[str, Any] = {"output": text}
     if tool_filter is not None:
         res = tool_filter.filter_answer(text, query, tools)
         out.update(output=res.output, dropped_calls=res.dropped, tool_support=res.support)
-    if not foreign and not dates:
+    if not (foreign or dates or whole_words):
         return out
     from toollearn.formats.answers.seal_tools import parse_call_dicts
 
     calls = parse_call_dicts(out["output"] or "")  # the argument steps edit these dicts
-    changed = False
+    changed, owners = False, None
     if foreign:
         from toollearn.agents.foreign_values import foreign_values
 
@@ -167,6 +177,22 @@ def postprocess(
             owners = tool_filter.owners(query, tools)
             calls, drops = foreign_values(calls, query, owners, tools, foreign)
         out["dropped_values"], changed = drops, bool(drops)
+    if whole_words:
+        from toollearn.agents.word_spans import cut_words
+
+        cuts: list[dict[str, Any]] = []
+        if calls:
+            calls, cuts = cut_words(calls, query)
+        out["cut_values"], changed = cuts, changed or bool(cuts)
+    if refill is not None:
+        from toollearn.agents.refill_values import refill as refill_calls
+
+        lost = [*out.get("dropped_values", []), *out.get("cut_values", [])]
+        filled: list[dict[str, Any]] = []
+        if calls and (lost or refill_scope == "required"):
+            owners = owners or tool_filter.owners(query, tools)
+            calls, filled = refill_calls(refill, calls, lost, owners, tools, scope=refill_scope)
+        out["refilled_values"], changed = filled, changed or bool(filled)
     if dates:
         from toollearn.agents.date_values import iso_dates
 

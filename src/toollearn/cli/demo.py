@@ -94,7 +94,8 @@ def register(subparsers: Any) -> None:
         metavar="MARGIN",
         help="seal-tools format: offer the model only the tools at most MARGIN (cosine) behind "
         "the closest tool of some clause of the query (embedded MiniLM); with --distinct-tools, "
-        "--foreign-values all and --iso-dates the best Seal-Tools setting on dev (README)",
+        "--foreign-values all, --whole-words, --refill and --iso-dates the best Seal-Tools "
+        "setting on dev (README)",
     )
     c.add_argument(
         "--iso-dates",
@@ -108,6 +109,22 @@ def register(subparsers: Any) -> None:
         default=None,
         help="seal-tools format: drop an argument (of an optional parameter, or of any) whose "
         "value the query states only in other tools' clauses (embedded MiniLM)",
+    )
+    c.add_argument(
+        "--whole-words",
+        action="store_true",
+        help="seal-tools format: drop a string argument copied from the query that starts or "
+        "ends inside a word",
+    )
+    c.add_argument(
+        "--refill",
+        nargs="?",
+        const="dropped",
+        choices=("dropped", "required"),
+        default=None,
+        help="seal-tools format, with --foreign-values or --whole-words: ask the model again, "
+        "with only the call's tool and its own clauses, for the required arguments they dropped "
+        "(dropped, the default) or for every required argument of a multi-call answer (required)",
     )
     c.add_argument("--max-tokens", type=int, default=320)
     c.set_defaults(func=run_call)
@@ -254,6 +271,7 @@ def run_call(args: argparse.Namespace) -> int:
     post = [n for n, v in (("--prune-candidates", args.prune_candidates is not None),
                            ("--tool-filter", args.tool_filter is not None),
                            ("--foreign-values", args.foreign_values),
+                           ("--whole-words", args.whole_words), ("--refill", args.refill),
                            ("--iso-dates", args.iso_dates)) if v]  # fmt: skip
     if post and args.answer_format != "seal-tools":
         print(f"toollearn: error: {' and '.join(post)} only apply to --answer-format seal-tools",
@@ -266,6 +284,10 @@ def run_call(args: argparse.Namespace) -> int:
         return 2
     if args.stated_optional and not args.copy_strings:
         print("toollearn: error: --stated-optional needs --copy-strings", file=sys.stderr)
+        return 2
+    if args.refill and not (args.foreign_values or args.whole_words):
+        print("toollearn: error: --refill needs --foreign-values or --whole-words (it asks "
+              "again for what they dropped)", file=sys.stderr)  # fmt: skip
         return 2
     tools = read_tools(args.tools, args.tools_format)
     if args.answer_format == "seal-tools":
@@ -293,21 +315,31 @@ def run_call(args: argparse.Namespace) -> int:
     return 0
 
 
-def _postprocess_seal(text: str, args: argparse.Namespace, tools: list) -> str:
-    """--tool-filter, --foreign-values and --iso-dates on a seal-tools answer (what they
-    changed goes to stderr)."""
+def _postprocess_seal(text: str, args: argparse.Namespace, tools: list, engine: Any) -> str:
+    """--tool-filter, --foreign-values, --whole-words, --refill and --iso-dates on a seal-tools
+    answer (what they changed goes to stderr)."""
     from toollearn.agents.tool_filter import ToolFilter, postprocess
 
-    if args.tool_filter is None and not args.iso_dates and not args.foreign_values:
+    if not (args.tool_filter is not None or args.iso_dates or args.foreign_values
+            or args.whole_words):  # fmt: skip
         return text
-    clauses = args.tool_filter is not None or args.foreign_values
+    clauses = args.tool_filter is not None or args.foreign_values or args.refill
     tool_filter = ToolFilter(args.tool_filter) if clauses else None
-    steps = postprocess(text, args.query, tools, tool_filter, args.iso_dates, args.foreign_values)
+    steps = postprocess(text, args.query, tools, tool_filter, args.iso_dates, args.foreign_values,
+                        whole_words=args.whole_words,
+                        refill=engine if args.refill else None,
+                        refill_scope=args.refill or "dropped")  # fmt: skip
     for call in steps.get("dropped_calls", []):
         print(f"# tool filter dropped a call to {call.get('api')}", file=sys.stderr)
     for drop in steps.get("dropped_values", []):
         print(f"# {drop['api']}.{drop['parameter']}: {drop['value']!r} is another tool's value, "
               "dropped", file=sys.stderr)  # fmt: skip
+    for drop in steps.get("cut_values", []):
+        print(f"# {drop['api']}.{drop['parameter']}: {drop['value']!r} cuts a word, dropped",
+              file=sys.stderr)  # fmt: skip
+    for fill in steps.get("refilled_values", []):
+        print(f"# {fill['api']}.{fill['parameter']}: {fill['value']!r} asked again from "
+              f"{fill['clauses']!r}", file=sys.stderr)  # fmt: skip
     for change in steps.get("date_changes", []):
         print(f"# {change['parameter']}: {change['from']!r} -> {change['to']!r}", file=sys.stderr)
     return steps["output"]
@@ -345,14 +377,15 @@ def _call_seal(args: argparse.Namespace, tools: list) -> int:
         copy_from=args.query if args.copy_strings else None,
         stated_optional=args.stated_optional,
     )  # fmt: skip
-    out = load_engine_from_args(args).complete(
+    engine = load_engine_from_args(args)
+    out = engine.complete(
         [prompt], max_tokens=args.max_tokens, constraint=constraint,
         **sampling_from_args(args).kwargs(),
     )[0]  # fmt: skip
     if out.error:
         print(f"toollearn: error: {out.error}", file=sys.stderr)
         return 1
-    text = _postprocess_seal(out.text, args, tools)
+    text = _postprocess_seal(out.text, args, tools, engine)
     print(text)
     try:
         calls = seal_tools.parse_calls(text)

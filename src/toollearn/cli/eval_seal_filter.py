@@ -19,9 +19,12 @@ def register_eval(eval_sub: Any) -> None:
         "call whose tool is more than MARGIN of cosine behind the closest candidate of every "
         "clause of the query (toollearn.agents.tool_filter); --foreign-values drops an argument "
         "the query states only in other tools' clauses (toollearn.agents.foreign_values); "
+        "--whole-words drops a copied string that cuts a word of the query "
+        "(toollearn.agents.word_spans); --refill asks the run's model again, on each call's own "
+        "clauses, for the required arguments those two dropped (toollearn.agents.refill_values); "
         "--iso-dates writes dates copied in words as YYYY-MM-DD (toollearn.agents.date_values), "
         "in that order. Writes a new run directory "
-        "(config, post-processed and generated answers, scores); the engine is not loaded.",
+        "(config, post-processed and generated answers, scores); only --refill loads the engine.",
     )
     p.add_argument("--run", required=True, help="a finished `toollearn eval seal-tools` run")
     p.add_argument("--out", required=True, help="the filtered run's directory (rebuilt whole)")
@@ -46,6 +49,31 @@ def register_eval(eval_sub: Any) -> None:
         "states in another tool's clause and not in the call's own (clauses as the filter's)",
     )
     p.add_argument(
+        "--whole-words",
+        action="store_true",
+        help="drop a string argument copied from the query that starts or ends inside a word "
+        "('B' for Beijing; a plural ending aside)",
+    )
+    p.add_argument(
+        "--refill",
+        metavar="ENGINE",
+        default=None,
+        help="ask this engine (the run's own model: base, tuned, a GGUF, ...; another one is "
+        "refused) again for the required arguments --foreign-values / --whole-words dropped, "
+        "with only the call's tool and its own clauses",
+    )
+    p.add_argument(
+        "--refill-scope",
+        choices=("dropped", "required"),
+        default="dropped",
+        help="with --refill: ask for the dropped required arguments only (default), or for all "
+        "required arguments of every call of a multi-call answer, a stated answer replacing the "
+        "call's value (chosen on dev: results/seal-filter-dev/compare-refill.md)",
+    )
+    p.add_argument(
+        "--threads", type=int, default=1, help="llama.cpp threads for --refill (default 1)"
+    )
+    p.add_argument(
         "--iso-dates",
         action="store_true",
         help="write an argument that is exactly a date in words with a year (November 25, "
@@ -65,22 +93,34 @@ def run(args: argparse.Namespace) -> int:
     from toollearn.evaluation.runners.seal_filter import filter_run, filter_stats, source_config
     from toollearn.evaluation.runners.seal_tools import run_examples, score_records
 
-    if args.margin is None and not args.iso_dates and not args.foreign_values:
-        raise SystemExit("error: give --margin (the tool filter), --foreign-values, --iso-dates")
+    if not (args.margin is not None or args.iso_dates or args.foreign_values or args.whole_words):
+        raise SystemExit("error: give --margin (the tool filter), --foreign-values, "
+                         "--whole-words, --iso-dates")  # fmt: skip
+    if args.refill and not (args.foreign_values or args.whole_words):
+        raise SystemExit("error: --refill asks again for what --foreign-values or "
+                         "--whole-words dropped: give one of them")  # fmt: skip
     src = Path(args.run)
     config = source_config(src)
     records = read_records(src / "predictions.jsonl")
     examples = run_examples(config, records, args.data_root)
-    needs_clauses = args.margin is not None or args.foreign_values
+    needs_clauses = args.margin is not None or args.foreign_values or args.refill
     tool_filter = ToolFilter(args.margin, args.model) if needs_clauses else None
+    engine = None
+    if args.refill:
+        from toollearn.cli.common import load_engine_spec
+
+        engine = load_engine_spec(args.refill, threads=args.threads)
     writer, records = filter_run(src, args.out, examples, tool_filter, args.iso_dates,
-                                 args.foreign_values)  # fmt: skip
+                                 args.foreign_values, whole_words=args.whole_words,
+                                 refill=engine, refill_scope=args.refill_scope)  # fmt: skip
     scores = score_records(records, examples)
     stats = filter_stats(records)
     path = writer.write_scores(scores, {"tool_filter": stats})
     print(summary_table(scores))
     print(f"\nfiltered: {stats['calls_dropped']} calls dropped, {stats['values_dropped']} "
-          f"values dropped, {stats['dates_rewritten']} dates rewritten; "
+          f"foreign values dropped, {stats['values_cut']} cut words dropped, "
+          f"{stats['values_refilled']} values refilled, {stats['dates_rewritten']} dates "
+          f"rewritten; "
           f"{stats['answers_changed']} of {stats['answers']} answers changed\n"
           f"scores: {path}", file=sys.stderr)  # fmt: skip
     return 0

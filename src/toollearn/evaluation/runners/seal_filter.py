@@ -1,14 +1,18 @@
 """`toollearn eval seal-filter`: a finished Seal-Tools run's answers, post-processed.
 
-Three steps read only the query, the candidates and the answer, after generation, so applying
-them to a run's answers gives exactly what a run with them would have written: the tool filter
+The steps read the query, the candidates and the answer after generation, so applying them to
+a run's answers gives exactly what a run with them would have written: the tool filter
 (`agents.tool_filter`: drop the calls to candidates no clause of the query points at), foreign
-values (`agents.foreign_values`: drop the arguments copied from another tool's clause) and ISO
-dates (`agents.date_values`: a date the answer copies in words, written YYYY-MM-DD). The new
-run directory holds the source run's config with `tool_filter` (encoder, margin),
-`foreign_values`, `iso_dates` and `filtered_from` added, its sessions (the engine's
-provenance), and one record per answer: `output` post-processed, `unfiltered_output` as
-generated, `dropped_calls`, `tool_support`, `dropped_values`, `date_changes`.
+values (`agents.foreign_values`: drop the arguments copied from another tool's clause), whole
+words (`agents.word_spans`: drop the copied strings that cut a word), refill
+(`agents.refill_values`: the run's model asked again, on the call's own clauses, for the
+required arguments those two dropped; the one step that runs the engine) and ISO dates
+(`agents.date_values`: a date the answer copies in words, written YYYY-MM-DD). The new run
+directory holds the source run's config with `tool_filter` (encoder, margin),
+`foreign_values`, `whole_words`, `refill`, `iso_dates` and `filtered_from` added, its sessions
+(the engine's provenance; refill's session appended), and one record per answer: `output`
+post-processed, `unfiltered_output` as generated, `dropped_calls`, `tool_support`,
+`dropped_values`, `cut_values`, `refilled_values`, `date_changes`.
 """
 
 from __future__ import annotations
@@ -24,7 +28,7 @@ from toollearn.core.errors import DataError
 from toollearn.core.types import Example
 from toollearn.evaluation.runners.base import RunWriter, read_records
 
-STEPS = ("tool_filter", "foreign_values", "iso_dates")
+STEPS = ("tool_filter", "foreign_values", "whole_words", "refill", "iso_dates")
 
 
 def source_config(run_dir: Path) -> dict[str, Any]:
@@ -47,13 +51,18 @@ def filter_run(
     tool_filter: ToolFilter | None,
     dates: bool = False,
     foreign: str | None = None,
+    *,
+    whole_words: bool = False,
+    refill: Any = None,
+    refill_scope: str = "dropped",
 ) -> tuple[RunWriter, list[dict[str, Any]]]:
     """Write OUT: every record of RUN whose example is given, its answer post-processed
-    (tool_filter: a None margin drops no call but gives `foreign` its clauses)."""
+    (tool_filter: a None margin drops no call but gives `foreign` its clauses; refill: the
+    run's engine, asked again for the required arguments the argument steps dropped)."""
     src, out = Path(run_dir), Path(out_dir)
     drops_calls = tool_filter is not None and tool_filter.margin is not None
-    if not (drops_calls or foreign or dates):
-        raise ValueError("nothing to do: give a tool filter, foreign values, ISO dates")
+    if not (drops_calls or foreign or dates or whole_words):
+        raise ValueError("nothing to do: give a tool filter, foreign values, whole words, dates")
     if src.resolve() == out.resolve():
         raise DataError("write the filtered run to another directory", str(out))
     config = dict(source_config(src))
@@ -62,6 +71,14 @@ def filter_run(
     if foreign:
         config["foreign_values"] = {"scope": foreign, "clauses": tool_filter.describe()["encoder"]
                                     if tool_filter else None}  # fmt: skip
+    if whole_words:
+        config["whole_words"] = True
+    if refill is not None:
+        from toollearn.agents.refill_values import MAX_TOKENS
+
+        config["refill"] = {"engine": getattr(refill, "name", type(refill).__name__),
+                            "max_tokens": MAX_TOKENS, "constrained": True,
+                            "scope": refill_scope}  # fmt: skip
     if dates:
         config["iso_dates"] = True
     config["filtered_from"] = str(src)
@@ -73,11 +90,21 @@ def filter_run(
         (out / "predictions.jsonl").unlink()  # a filtered run is rebuilt whole, never resumed
     writer = RunWriter(out, config, log_session=False)
     shutil.copyfile(src / "sessions.jsonl", writer.sessions_path)
+    if refill is not None:
+        try:
+            writer.record_engine(refill)
+        except DataError as exc:
+            raise DataError(
+                "refill asks the model that wrote the answers; these were written "
+                f"with another model or adapter ({exc})",
+                str(src),
+            ) from None
     filtered = []
     for rec in records:
         ex = by_id[rec["id"]]
         steps = postprocess(rec.get("output") or "", ex.query, ex.tools, tool_filter, dates,
-                            foreign)  # fmt: skip
+                            foreign, whole_words=whole_words, refill=refill,
+                            refill_scope=refill_scope)  # fmt: skip
         new = {**rec, **steps, "unfiltered_output": rec.get("output")}
         writer.append(new)
         filtered.append(new)
@@ -91,5 +118,7 @@ def filter_stats(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
         "answers_changed": sum(1 for r in records if r["output"] != r["unfiltered_output"]),
         "calls_dropped": sum(len(r.get("dropped_calls") or []) for r in records),
         "values_dropped": sum(len(r.get("dropped_values") or []) for r in records),
+        "values_cut": sum(len(r.get("cut_values") or []) for r in records),
+        "values_refilled": sum(len(r.get("refilled_values") or []) for r in records),
         "dates_rewritten": sum(len(r.get("date_changes") or []) for r in records),
     }
