@@ -1,4 +1,5 @@
-"""Required arguments dropped as foreign, asked of the model again on the call's own clauses.
+"""Required arguments dropped (as foreign, or as cut words), asked of the model again on the
+call's own clauses.
 
 `agents.foreign_values` drops an argument the query states only in another tool's clause:
 mostly a wrong value (in the whole Seal-Tools test set's pruned answers, 442 of the 526

@@ -68,7 +68,7 @@ def register_eval(eval_sub: Any) -> None:
         default="dropped",
         help="with --refill: ask for the dropped required arguments only (default), or for all "
         "required arguments of every call of a multi-call answer, a stated answer replacing the "
-        "call's value (chosen on dev: results/seal-filter-dev/compare-refill.md)",
+        "call's value (dev scores: results/seal-filter-dev/compare-refill.md)",
     )
     p.add_argument(
         "--threads", type=int, default=1, help="llama.cpp threads for --refill (default 1)"
