@@ -31,6 +31,7 @@ from toollearn.core.types import Tool
 
 MAX_TOKENS = 160  # one call to one tool; a longer answer is cut and its values not taken
 SCOPES = ("dropped", "required")
+_NONE = object()  # a parameter the call does not have
 
 
 @dataclass(frozen=True)
@@ -123,6 +124,7 @@ def refill(
     required arguments of multi-call answers), and what was filled or replaced ({api,
     parameter, value, clauses, and `was` for a replaced value}); one engine batch per answer."""
     from toollearn.engines.llama_batch import complete_requests
+    from toollearn.formats.schemas import order_like_schema
 
     out = [dict(c) if isinstance(c, dict) else c for c in calls]
     jobs = refill_jobs(out, drops, owners, tools, scope)
@@ -140,14 +142,6 @@ def refill(
             if k in call["parameters"]:
                 entry["was"] = call["parameters"][k]
             filled.append(entry)
-        call["parameters"] = _in_schema_order({**call["parameters"], **values}, job.tool)
+        call["parameters"] = order_like_schema({**call["parameters"], **values},
+                                               job.tool.parameters)  # fmt: skip
     return out, filled
-
-
-_NONE = object()
-
-
-def _in_schema_order(params: dict[str, Any], tool: Tool) -> dict[str, Any]:
-    from toollearn.formats.schemas import order_like_schema
-
-    return order_like_schema(params, tool.parameters)
