@@ -243,3 +243,28 @@ def test_seal_filter_refills_cut_words_with_the_runs_own_model(tmp_path, capsys)
     with pytest.raises(SystemExit, match="--refill"):
         main(["eval", "seal-filter", "--run", str(src), "--out", str(tmp_path / "r"),
               "--iso-dates", "--refill", "tuned"])  # fmt: skip
+
+
+def test_seal_filter_shards_merge_and_resume(tmp_path):
+    from toollearn.evaluation.rescore import compare
+
+    examples = load_prompts("test_in_domain", sample=True)[:5]
+    outputs = [json.dumps(official_parse(ex.metadata["target"])) for ex in examples]
+    src = _sample_run(tmp_path / "run", examples, outputs)
+    args = ["eval", "seal-filter", "--run", str(src), "--iso-dates", "--whole-words"]
+    assert main([*args, "--out", str(tmp_path / "whole")]) == 0
+    for k in (1, 2):
+        assert main([*args, "--shard", f"{k}/2", "--out", str(tmp_path / f"s{k}")]) == 0
+    assert len(read_records(tmp_path / "s1" / "predictions.jsonl")) == 3
+    assert json.loads((tmp_path / "s2" / "config.json").read_text())["shard"] == "2/2"
+    merged = tmp_path / "merged"
+    assert main(["runs", "merge", "--out", str(merged), str(tmp_path / "s1"),
+                 str(tmp_path / "s2")]) == 0  # fmt: skip
+    assert main([*args, "--out", str(merged)]) == 0  # nothing left to do: scores the whole
+    whole = json.loads((tmp_path / "whole" / "scores.json").read_text())
+    scores = json.loads((merged / "scores.json").read_text())
+    assert scores["scores"]["official"] == whole["scores"]["official"]
+    assert scores["tool_filter"]["answers"] == 5
+    assert compare(merged) == []
+    with pytest.raises(DataError, match="another config"):
+        filter_run(src, merged, examples, None, dates=True)  # other settings: refused

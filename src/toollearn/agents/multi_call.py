@@ -28,10 +28,12 @@ class MultiCallAgent:
     clause (`agents.foreign_values`); whole_words: drop the copied strings that cut a word
     (`agents.word_spans`); refill ("dropped" or "required"): ask the engine again, on each
     call's own clauses, for the required arguments those two dropped, or for all required
-    arguments of a multi-call answer (`agents.refill_values`); iso_dates: dates copied in
+    arguments of a multi-call answer (`agents.refill_values`); generic_values: drop a string
+    that only repeats its parameter's name, or in a later call read the previous call's
+    response there (`agents.generic_values`); iso_dates: dates copied in
     words written YYYY-MM-DD (`agents.date_values`). The model step keeps its text as
     generated; its data records what they changed (`dropped_calls`, `tool_support`,
-    `dropped_values`, `cut_values`, `refilled_values`, `date_changes`).
+    `dropped_values`, `cut_values`, `refilled_values`, `generic_values`, `date_changes`).
     """
 
     name = "multi-call"
@@ -52,12 +54,14 @@ class MultiCallAgent:
         foreign_values: str | None = None,
         whole_words: bool = False,
         refill: str | None = None,
+        generic_values: bool = False,
     ):
         if (foreign_values or refill) and tool_filter is None:
             raise ValueError("foreign_values and refill need a tool_filter (its clauses)")
         if refill and not (foreign_values or whole_words):
             raise ValueError("refill asks again for what foreign_values or whole_words dropped")
         self.whole_words, self.refill = whole_words, refill
+        self.generic_values = generic_values
         self.sampling = sampling or Sampling(seed=seed)
         self.tool_filter, self.iso_dates = tool_filter, iso_dates
         self.foreign_values = foreign_values
@@ -75,6 +79,8 @@ class MultiCallAgent:
             config["whole_words"] = True
         if self.refill:
             config["refill"] = self.refill
+        if self.generic_values:
+            config["generic_values"] = True
         if self.iso_dates:
             config["iso_dates"] = True
         return config
@@ -96,13 +102,19 @@ class MultiCallAgent:
                          max_tokens=self.max_tokens, constraint=constraint)  # fmt: skip
         if text is None:
             return rec.finish(None, **self.config(), outcome="no_output")
-        if self.tool_filter is not None or self.iso_dates or self.whole_words:
+        if (
+            self.tool_filter is not None
+            or self.iso_dates
+            or self.whole_words
+            or self.generic_values
+        ):
             from toollearn.agents.tool_filter import postprocess
 
             steps = postprocess(text, query, candidates, self.tool_filter, self.iso_dates,
                                 self.foreign_values, whole_words=self.whole_words,
                                 refill=self.engine if self.refill else None,
-                                refill_scope=self.refill or "dropped")  # fmt: skip
+                                refill_scope=self.refill or "dropped",
+                                generic=self.generic_values)  # fmt: skip
             text = steps.pop("output")
             rec.amend_last(data=steps)
         try:

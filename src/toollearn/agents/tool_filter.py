@@ -146,15 +146,16 @@ def postprocess(
     whole_words: bool = False,
     refill: Any = None,
     refill_scope: str = "dropped",
+    generic: bool = False,
 ) -> dict[str, Any]:
     """A Seal-Tools answer through the tool filter (if given; a None margin drops no call),
     foreign values (`foreign`: "optional" or "all" arguments, with the filter's clauses; see
     `agents.foreign_values`), cut words (`whole_words`: `agents.word_spans`), refill (`refill`:
     an engine asked again for the required arguments those two dropped, on the call's own
     clauses, or with `refill_scope` "required" for all of a multi-call answer's:
-    `agents.refill_values`) and ISO dates (if `dates`): {output, dropped_calls,
-    tool_support, dropped_values, cut_values, refilled_values, date_changes} (the ones after
-    output for the steps run)."""
+    `agents.refill_values`), generic values (`generic`: `agents.generic_values`) and ISO dates
+    (if `dates`): {output, dropped_calls, tool_support, dropped_values, cut_values,
+    refilled_values, generic_values, date_changes} (the ones after output for the steps run)."""
     if (foreign or refill is not None) and tool_filter is None:
         raise ValueError("foreign values and refill need the tool filter's clauses: give one")
     if refill is not None and not (foreign or whole_words):
@@ -163,7 +164,7 @@ def postprocess(
     if tool_filter is not None:
         res = tool_filter.filter_answer(text, query, tools)
         out.update(output=res.output, dropped_calls=res.dropped, tool_support=res.support)
-    if not (foreign or dates or whole_words):
+    if not (foreign or dates or whole_words or generic):
         return out
     from toollearn.formats.answers.seal_tools import parse_call_dicts
 
@@ -193,6 +194,13 @@ def postprocess(
             owners = owners or tool_filter.owners(query, tools)
             calls, filled = refill_calls(refill, calls, lost, owners, tools, scope=refill_scope)
         out["refilled_values"], changed = filled, changed or bool(filled)
+    if generic:
+        from toollearn.agents.generic_values import generic_values
+
+        generics: list[dict[str, Any]] = []
+        if calls:
+            calls, generics = generic_values(calls, tools)
+        out["generic_values"], changed = generics, changed or bool(generics)
     if dates:
         from toollearn.agents.date_values import iso_dates
 

@@ -126,6 +126,12 @@ def register(subparsers: Any) -> None:
         "with only the call's tool and its own clauses, for the required arguments they dropped "
         "(dropped, the default) or for every required argument of a multi-call answer (required)",
     )
+    c.add_argument(
+        "--generic-values",
+        action="store_true",
+        help="seal-tools format: drop a string argument that only repeats its parameter's name "
+        "(building_id = 'building'), or in a later call put the previous call's response there",
+    )
     c.add_argument("--max-tokens", type=int, default=320)
     c.set_defaults(func=run_call)
 
@@ -272,6 +278,7 @@ def run_call(args: argparse.Namespace) -> int:
                            ("--tool-filter", args.tool_filter is not None),
                            ("--foreign-values", args.foreign_values),
                            ("--whole-words", args.whole_words), ("--refill", args.refill),
+                           ("--generic-values", args.generic_values),
                            ("--iso-dates", args.iso_dates)) if v]  # fmt: skip
     if post and args.answer_format != "seal-tools":
         print(f"toollearn: error: {' and '.join(post)} only apply to --answer-format seal-tools",
@@ -316,19 +323,20 @@ def run_call(args: argparse.Namespace) -> int:
 
 
 def _postprocess_seal(text: str, args: argparse.Namespace, tools: list, engine: Any) -> str:
-    """--tool-filter, --foreign-values, --whole-words, --refill and --iso-dates on a seal-tools
-    answer (what they changed goes to stderr)."""
+    """--tool-filter, --foreign-values, --whole-words, --refill, --generic-values and
+    --iso-dates on a seal-tools answer (what they changed goes to stderr)."""
     from toollearn.agents.tool_filter import ToolFilter, postprocess
 
     if not (args.tool_filter is not None or args.iso_dates or args.foreign_values
-            or args.whole_words):  # fmt: skip
+            or args.whole_words or args.generic_values):  # fmt: skip
         return text
     clauses = args.tool_filter is not None or args.foreign_values or args.refill
     tool_filter = ToolFilter(args.tool_filter) if clauses else None
     steps = postprocess(text, args.query, tools, tool_filter, args.iso_dates, args.foreign_values,
                         whole_words=args.whole_words,
                         refill=engine if args.refill else None,
-                        refill_scope=args.refill or "dropped")  # fmt: skip
+                        refill_scope=args.refill or "dropped",
+                        generic=args.generic_values)  # fmt: skip
     for call in steps.get("dropped_calls", []):
         print(f"# tool filter dropped a call to {call.get('api')}", file=sys.stderr)
     for drop in steps.get("dropped_values", []):
@@ -340,6 +348,10 @@ def _postprocess_seal(text: str, args: argparse.Namespace, tools: list, engine: 
     for fill in steps.get("refilled_values", []):
         print(f"# {fill['api']}.{fill['parameter']}: {fill['value']!r} asked again from "
               f"{fill['clauses']!r}", file=sys.stderr)  # fmt: skip
+    for gen in steps.get("generic_values", []):
+        now = f"the response {gen['ref']}" if "ref" in gen else "dropped"
+        print(f"# {gen['api']}.{gen['parameter']}: {gen['value']!r} only names the parameter, "
+              f"{now}", file=sys.stderr)  # fmt: skip
     for change in steps.get("date_changes", []):
         print(f"# {change['parameter']}: {change['from']!r} -> {change['to']!r}", file=sys.stderr)
     return steps["output"]

@@ -71,6 +71,12 @@ def register_eval(eval_sub: Any) -> None:
         "call's value (dev scores: results/seal-filter-dev/compare-refill.md)",
     )
     p.add_argument(
+        "--generic-values",
+        action="store_true",
+        help="drop a string argument that only repeats its parameter's name (building_id = "
+        "'building'), or in a later call put the previous call's first response there",
+    )
+    p.add_argument(
         "--threads", type=int, default=1, help="llama.cpp threads for --refill (default 1)"
     )
     p.add_argument(
@@ -78,6 +84,14 @@ def register_eval(eval_sub: Any) -> None:
         action="store_true",
         help="write an argument that is exactly a date in words with a year (November 25, "
         "2013) as YYYY-MM-DD, unless the parameter's description spells dates in words",
+    )
+    p.add_argument(
+        "--shard",
+        default=None,
+        metavar="K/N",
+        help="post-process only shard K of N of the answers (every N-th from the K-th), in its "
+        "own --out; join the shards with `toollearn runs merge` and rerun without --shard to "
+        "score the whole (an --out holding some answers with the same settings is resumed)",
     )
     p.add_argument(
         "--data-root", default=None, help="folder holding seal-tools/ (default $TOOLLEARN_DATA)"
@@ -89,13 +103,14 @@ def run(args: argparse.Namespace) -> int:
     """Filter, score, print the table."""
     from toollearn.agents.tool_filter import ToolFilter
     from toollearn.cli.eval_seal import summary_table
-    from toollearn.evaluation.runners.base import read_records
+    from toollearn.evaluation.runners.base import parse_shard, read_records
     from toollearn.evaluation.runners.seal_filter import filter_run, filter_stats, source_config
     from toollearn.evaluation.runners.seal_tools import run_examples, score_records
 
-    if not (args.margin is not None or args.iso_dates or args.foreign_values or args.whole_words):
+    if not (args.margin is not None or args.iso_dates or args.foreign_values or args.whole_words
+            or args.generic_values):  # fmt: skip
         raise SystemExit("error: give --margin (the tool filter), --foreign-values, "
-                         "--whole-words, --iso-dates")  # fmt: skip
+                         "--whole-words, --generic-values, --iso-dates")  # fmt: skip
     if args.refill and not (args.foreign_values or args.whole_words):
         raise SystemExit("error: --refill asks again for what --foreign-values or "
                          "--whole-words dropped: give one of them")  # fmt: skip
@@ -112,14 +127,17 @@ def run(args: argparse.Namespace) -> int:
         engine = load_engine_spec(args.refill, threads=args.threads)
     writer, records = filter_run(src, args.out, examples, tool_filter, args.iso_dates,
                                  args.foreign_values, whole_words=args.whole_words,
-                                 refill=engine, refill_scope=args.refill_scope)  # fmt: skip
+                                 refill=engine, refill_scope=args.refill_scope,
+                                 generic=args.generic_values,
+                                 shard=parse_shard(args.shard))  # fmt: skip
     scores = score_records(records, examples)
     stats = filter_stats(records)
     path = writer.write_scores(scores, {"tool_filter": stats})
     print(summary_table(scores))
     print(f"\nfiltered: {stats['calls_dropped']} calls dropped, {stats['values_dropped']} "
           f"foreign values dropped, {stats['values_cut']} cut words dropped, "
-          f"{stats['values_refilled']} values refilled, {stats['dates_rewritten']} dates "
+          f"{stats['values_refilled']} values refilled, {stats['values_generic']} generic "
+          f"values taken, {stats['dates_rewritten']} dates "
           f"rewritten; "
           f"{stats['answers_changed']} of {stats['answers']} answers changed\n"
           f"scores: {path}", file=sys.stderr)  # fmt: skip

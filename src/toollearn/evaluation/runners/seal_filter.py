@@ -6,13 +6,15 @@ a run's answers gives exactly what a run with them would have written: the tool 
 values (`agents.foreign_values`: drop the arguments copied from another tool's clause), whole
 words (`agents.word_spans`: drop the copied strings that cut a word), refill
 (`agents.refill_values`: the run's model asked again, on the call's own clauses, for the
-required arguments those two dropped; the one step that runs the engine) and ISO dates
-(`agents.date_values`: a date the answer copies in words, written YYYY-MM-DD). The new run
-directory holds the source run's config with `tool_filter` (encoder, margin),
-`foreign_values`, `whole_words`, `refill`, `iso_dates` and `filtered_from` added, its sessions
-(the engine's provenance; refill's session appended), and one record per answer: `output`
-post-processed, `unfiltered_output` as generated, `dropped_calls`, `tool_support`,
-`dropped_values`, `cut_values`, `refilled_values`, `date_changes`.
+required arguments those two dropped; the one step that runs the engine), generic values
+(`agents.generic_values`: a string that only repeats its parameter's name, dropped or, in a
+later call, replaced by the previous call's response) and ISO dates (`agents.date_values`: a
+date the answer copies in words, written YYYY-MM-DD). The new run directory holds the source
+run's config with `tool_filter` (encoder, margin), `foreign_values`, `whole_words`, `refill`,
+`generic_values`, `iso_dates` and `filtered_from` added, its sessions (the engine's provenance;
+refill's session appended), and one record per answer: `output` post-processed,
+`unfiltered_output` as generated, `dropped_calls`, `tool_support`, `dropped_values`,
+`cut_values`, `refilled_values`, `generic_values`, `date_changes`.
 """
 
 from __future__ import annotations
@@ -26,9 +28,9 @@ from typing import Any
 from toollearn.agents.tool_filter import ToolFilter, postprocess
 from toollearn.core.errors import DataError
 from toollearn.core.types import Example
-from toollearn.evaluation.runners.base import RunWriter, read_records
+from toollearn.evaluation.runners.base import RunWriter, read_records, take_shard, with_shard
 
-STEPS = ("tool_filter", "foreign_values", "whole_words", "refill", "iso_dates")
+STEPS = ("tool_filter", "foreign_values", "whole_words", "refill", "generic_values", "iso_dates")
 
 
 def source_config(run_dir: Path) -> dict[str, Any]:
@@ -55,14 +57,20 @@ def filter_run(
     whole_words: bool = False,
     refill: Any = None,
     refill_scope: str = "dropped",
+    generic: bool = False,
+    shard: tuple[int, int] | None = None,
 ) -> tuple[RunWriter, list[dict[str, Any]]]:
-    """Write OUT: every record of RUN whose example is given, its answer post-processed
-    (tool_filter: a None margin drops no call but gives `foreign` its clauses; refill: the
-    run's engine, asked again for the required arguments the argument steps dropped)."""
+    """Write OUT: every record of RUN whose example is given (of shard K/N: `shard`), its
+    answer post-processed (tool_filter: a None margin drops no call but gives `foreign` its
+    clauses; refill: the run's engine, asked again for the required arguments the argument
+    steps dropped). An OUT that holds some of them with the same config is resumed (`runs
+    merge` of shards, then the same command without the shard, scores the whole); returns the
+    writer and every record of the run or shard."""
     src, out = Path(run_dir), Path(out_dir)
     drops_calls = tool_filter is not None and tool_filter.margin is not None
-    if not (drops_calls or foreign or dates or whole_words):
-        raise ValueError("nothing to do: give a tool filter, foreign values, whole words, dates")
+    if not (drops_calls or foreign or dates or whole_words or generic):
+        raise ValueError("nothing to do: give a tool filter, foreign values, whole words, "
+                         "generic values, dates")  # fmt: skip
     if src.resolve() == out.resolve():
         raise DataError("write the filtered run to another directory", str(out))
     config = dict(source_config(src))
@@ -79,17 +87,21 @@ def filter_run(
         config["refill"] = {"engine": getattr(refill, "name", type(refill).__name__),
                             "max_tokens": MAX_TOKENS, "constrained": True,
                             "scope": refill_scope}  # fmt: skip
+    if generic:
+        config["generic_values"] = True
     if dates:
         config["iso_dates"] = True
     config["filtered_from"] = str(src)
+    config = with_shard(config, shard)
     by_id = {ex.id: ex for ex in examples}
     records = [r for r in read_records(src / "predictions.jsonl") if r.get("id") in by_id]
+    records = take_shard(records, shard)
     if not records:
         raise DataError("no record of the given examples in this run", str(src))
-    if (out / "predictions.jsonl").exists():
-        (out / "predictions.jsonl").unlink()  # a filtered run is rebuilt whole, never resumed
     writer = RunWriter(out, config, log_session=False)
-    shutil.copyfile(src / "sessions.jsonl", writer.sessions_path)
+    done = {r["id"]: r for r in writer.records()}
+    if not writer.sessions_path.exists():
+        shutil.copyfile(src / "sessions.jsonl", writer.sessions_path)
     if refill is not None:
         try:
             writer.record_engine(refill)
@@ -101,10 +113,14 @@ def filter_run(
             ) from None
     filtered = []
     for rec in records:
+        if rec["id"] in done:
+            filtered.append(done[rec["id"]])
+            continue
         ex = by_id[rec["id"]]
         steps = postprocess(rec.get("output") or "", ex.query, ex.tools, tool_filter, dates,
                             foreign, whole_words=whole_words, refill=refill,
-                            refill_scope=refill_scope)  # fmt: skip
+                            refill_scope=refill_scope,
+                            generic=generic)  # fmt: skip
         new = {**rec, **steps, "unfiltered_output": rec.get("output")}
         writer.append(new)
         filtered.append(new)
@@ -120,5 +136,6 @@ def filter_stats(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
         "values_dropped": sum(len(r.get("dropped_values") or []) for r in records),
         "values_cut": sum(len(r.get("cut_values") or []) for r in records),
         "values_refilled": sum(len(r.get("refilled_values") or []) for r in records),
+        "values_generic": sum(len(r.get("generic_values") or []) for r in records),
         "dates_rewritten": sum(len(r.get("date_changes") or []) for r in records),
     }
