@@ -108,3 +108,16 @@ toollearn report compare "$OUT/prune-0-distinct+dates" \
   --label "... + generic values taken" \
   --data-root ../shared/data --bootstrap 2000 --out "$OUT/compare-generic.md" \
   --json "$OUT/compare-generic.json"
+# ... then a call to each candidate some clause points at first that no call uses, asked of the
+# model on its own clauses (--missing-calls tuned, a second pass over the answers above):
+toollearn eval seal-filter --run "$OUT/prune-0-distinct+foreign-all+words+refill-required+generic+dates" \
+  --missing-calls tuned --iso-dates --data-root ../shared/data \
+  --out "$OUT/prune-0-distinct+foreign-all+words+refill-required+generic+missing+dates"
+toollearn report compare "$OUT/prune-0-distinct+dates" \
+  "$OUT/prune-0-distinct+foreign-all+words+refill-required+generic+dates" \
+  "$OUT/prune-0-distinct+foreign-all+words+refill-required+generic+missing+dates" \
+  --label "pruned, each tool at most once, + ISO dates" \
+  --label "... + foreign values and cut words dropped, required values asked again, generic values" \
+  --label "... + missing calls asked for" \
+  --data-root ../shared/data --bootstrap 2000 --out "$OUT/compare-missing.md" \
+  --json "$OUT/compare-missing.json"

@@ -239,7 +239,7 @@ def test_seal_filter_refills_cut_words_with_the_runs_own_model(tmp_path, capsys)
     )
     assert main(["eval", "seal-filter", "--run", str(base_run), "--out", str(tmp_path / "mixed"),
                  "--whole-words", "--refill", "tuned"]) != 0  # fmt: skip
-    assert "refill asks the model that wrote the answers" in capsys.readouterr().err
+    assert "ask the model that wrote the answers" in capsys.readouterr().err
     with pytest.raises(SystemExit, match="--refill"):
         main(["eval", "seal-filter", "--run", str(src), "--out", str(tmp_path / "r"),
               "--iso-dates", "--refill", "tuned"])  # fmt: skip

@@ -30,10 +30,13 @@ class MultiCallAgent:
     call's own clauses, for the required arguments those two dropped, or for all required
     arguments of a multi-call answer (`agents.refill_values`); generic_values: drop a string
     that only repeats its parameter's name, or in a later call read the previous call's
-    response there (`agents.generic_values`); iso_dates: dates copied in
+    response there (`agents.generic_values`); missing_calls: ask the engine again for a call
+    to each candidate a clause points at first that no call uses (`agents.missing_calls`, with
+    a tool_filter); iso_dates: dates copied in
     words written YYYY-MM-DD (`agents.date_values`). The model step keeps its text as
     generated; its data records what they changed (`dropped_calls`, `tool_support`,
-    `dropped_values`, `cut_values`, `refilled_values`, `generic_values`, `date_changes`).
+    `dropped_values`, `cut_values`, `refilled_values`, `generic_values`, `added_calls`,
+    `date_changes`).
     """
 
     name = "multi-call"
@@ -55,13 +58,15 @@ class MultiCallAgent:
         whole_words: bool = False,
         refill: str | None = None,
         generic_values: bool = False,
+        missing_calls: bool = False,
     ):
-        if (foreign_values or refill) and tool_filter is None:
-            raise ValueError("foreign_values and refill need a tool_filter (its clauses)")
+        if (foreign_values or refill or missing_calls) and tool_filter is None:
+            raise ValueError("foreign_values, refill and missing_calls need a tool_filter "
+                             "(its clauses)")  # fmt: skip
         if refill and not (foreign_values or whole_words):
             raise ValueError("refill asks again for what foreign_values or whole_words dropped")
         self.whole_words, self.refill = whole_words, refill
-        self.generic_values = generic_values
+        self.generic_values, self.missing_calls = generic_values, missing_calls
         self.sampling = sampling or Sampling(seed=seed)
         self.tool_filter, self.iso_dates = tool_filter, iso_dates
         self.foreign_values = foreign_values
@@ -81,6 +86,8 @@ class MultiCallAgent:
             config["refill"] = self.refill
         if self.generic_values:
             config["generic_values"] = True
+        if self.missing_calls:
+            config["missing_calls"] = True
         if self.iso_dates:
             config["iso_dates"] = True
         return config
@@ -114,7 +121,8 @@ class MultiCallAgent:
                                 self.foreign_values, whole_words=self.whole_words,
                                 refill=self.engine if self.refill else None,
                                 refill_scope=self.refill or "dropped",
-                                generic=self.generic_values)  # fmt: skip
+                                generic=self.generic_values,
+                                missing=self.engine if self.missing_calls else None)  # fmt: skip
             text = steps.pop("output")
             rec.amend_last(data=steps)
         try:

@@ -147,24 +147,28 @@ def postprocess(
     refill: Any = None,
     refill_scope: str = "dropped",
     generic: bool = False,
+    missing: Any = None,
 ) -> dict[str, Any]:
     """A Seal-Tools answer through the tool filter (if given; a None margin drops no call),
     foreign values (`foreign`: "optional" or "all" arguments, with the filter's clauses; see
     `agents.foreign_values`), cut words (`whole_words`: `agents.word_spans`), refill (`refill`:
     an engine asked again for the required arguments those two dropped, on the call's own
     clauses, or with `refill_scope` "required" for all of a multi-call answer's:
-    `agents.refill_values`), generic values (`generic`: `agents.generic_values`) and ISO dates
-    (if `dates`): {output, dropped_calls, tool_support, dropped_values, cut_values,
-    refilled_values, generic_values, date_changes} (the ones after output for the steps run)."""
-    if (foreign or refill is not None) and tool_filter is None:
-        raise ValueError("foreign values and refill need the tool filter's clauses: give one")
+    `agents.refill_values`), generic values (`generic`: `agents.generic_values`), missing calls
+    (`missing`: an engine asked for a call to each candidate a clause points at first that no
+    call uses: `agents.missing_calls`) and ISO dates (if `dates`): {output,
+    dropped_calls, tool_support, dropped_values, cut_values, refilled_values, generic_values,
+    added_calls, date_changes} (the ones after output for the steps run)."""
+    if (foreign or refill is not None or missing is not None) and tool_filter is None:
+        raise ValueError("foreign values, refill and missing calls need the tool filter's "
+                         "clauses: give one")  # fmt: skip
     if refill is not None and not (foreign or whole_words):
         raise ValueError("refill asks again for what foreign values or whole words dropped")
     out: dict[str, Any] = {"output": text}
     if tool_filter is not None:
         res = tool_filter.filter_answer(text, query, tools)
         out.update(output=res.output, dropped_calls=res.dropped, tool_support=res.support)
-    if not (foreign or dates or whole_words or generic):
+    if not (foreign or dates or whole_words or generic or missing is not None):
         return out
     from toollearn.formats.answers.seal_tools import parse_call_dicts
 
@@ -201,6 +205,14 @@ def postprocess(
         if calls:
             calls, generics = generic_values(calls, tools)
         out["generic_values"], changed = generics, changed or bool(generics)
+    if missing is not None:
+        from toollearn.agents.missing_calls import add_missing
+
+        added: list[dict[str, Any]] = []
+        if calls:
+            owners = owners or tool_filter.owners(query, tools)
+            calls, added = add_missing(missing, calls, out["tool_support"], owners, tools)
+        out["added_calls"], changed = added, changed or bool(added)
     if dates:
         from toollearn.agents.date_values import iso_dates
 

@@ -132,6 +132,12 @@ def register(subparsers: Any) -> None:
         help="seal-tools format: drop a string argument that only repeats its parameter's name "
         "(building_id = 'building'), or in a later call put the previous call's response there",
     )
+    c.add_argument(
+        "--missing-calls",
+        action="store_true",
+        help="seal-tools format: ask the model again, with only that tool and its own clauses, "
+        "for a call to each tool that some clause points at first and no call uses",
+    )
     c.add_argument("--max-tokens", type=int, default=320)
     c.set_defaults(func=run_call)
 
@@ -279,6 +285,7 @@ def run_call(args: argparse.Namespace) -> int:
                            ("--foreign-values", args.foreign_values),
                            ("--whole-words", args.whole_words), ("--refill", args.refill),
                            ("--generic-values", args.generic_values),
+                           ("--missing-calls", args.missing_calls),
                            ("--iso-dates", args.iso_dates)) if v]  # fmt: skip
     if post and args.answer_format != "seal-tools":
         print(f"toollearn: error: {' and '.join(post)} only apply to --answer-format seal-tools",
@@ -323,20 +330,22 @@ def run_call(args: argparse.Namespace) -> int:
 
 
 def _postprocess_seal(text: str, args: argparse.Namespace, tools: list, engine: Any) -> str:
-    """--tool-filter, --foreign-values, --whole-words, --refill, --generic-values and
-    --iso-dates on a seal-tools answer (what they changed goes to stderr)."""
+    """--tool-filter, --foreign-values, --whole-words, --refill, --generic-values,
+    --missing-calls and --iso-dates on a seal-tools answer (what they changed goes to stderr)."""
     from toollearn.agents.tool_filter import ToolFilter, postprocess
 
     if not (args.tool_filter is not None or args.iso_dates or args.foreign_values
-            or args.whole_words or args.generic_values):  # fmt: skip
+            or args.whole_words or args.generic_values or args.missing_calls):  # fmt: skip
         return text
-    clauses = args.tool_filter is not None or args.foreign_values or args.refill
+    clauses = (args.tool_filter is not None or args.foreign_values or args.refill
+               or args.missing_calls)  # fmt: skip
     tool_filter = ToolFilter(args.tool_filter) if clauses else None
     steps = postprocess(text, args.query, tools, tool_filter, args.iso_dates, args.foreign_values,
                         whole_words=args.whole_words,
                         refill=engine if args.refill else None,
                         refill_scope=args.refill or "dropped",
-                        generic=args.generic_values)  # fmt: skip
+                        generic=args.generic_values,
+                        missing=engine if args.missing_calls else None)  # fmt: skip
     for call in steps.get("dropped_calls", []):
         print(f"# tool filter dropped a call to {call.get('api')}", file=sys.stderr)
     for drop in steps.get("dropped_values", []):
@@ -352,6 +361,8 @@ def _postprocess_seal(text: str, args: argparse.Namespace, tools: list, engine: 
         now = f"the response {gen['ref']}" if "ref" in gen else "dropped"
         print(f"# {gen['api']}.{gen['parameter']}: {gen['value']!r} only names the parameter, "
               f"{now}", file=sys.stderr)  # fmt: skip
+    for call in steps.get("added_calls", []):
+        print(f"# {call['api']}: no call used it, asked from {call['clauses']!r}", file=sys.stderr)
     for change in steps.get("date_changes", []):
         print(f"# {change['parameter']}: {change['from']!r} -> {change['to']!r}", file=sys.stderr)
     return steps["output"]

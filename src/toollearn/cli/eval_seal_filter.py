@@ -77,6 +77,14 @@ def register_eval(eval_sub: Any) -> None:
         "'building'), or in a later call put the previous call's first response there",
     )
     p.add_argument(
+        "--missing-calls",
+        metavar="ENGINE",
+        default=None,
+        help="ask this engine (the run's own model, as --refill) for a call to each candidate "
+        "that some clause of the query points at first and no call uses, with only that tool "
+        "and its own clauses; RUN may be a filtered run without this step",
+    )
+    p.add_argument(
         "--threads", type=int, default=1, help="llama.cpp threads for --refill (default 1)"
     )
     p.add_argument(
@@ -108,27 +116,30 @@ def run(args: argparse.Namespace) -> int:
     from toollearn.evaluation.runners.seal_tools import run_examples, score_records
 
     if not (args.margin is not None or args.iso_dates or args.foreign_values or args.whole_words
-            or args.generic_values):  # fmt: skip
+            or args.generic_values or args.missing_calls):  # fmt: skip
         raise SystemExit("error: give --margin (the tool filter), --foreign-values, "
-                         "--whole-words, --generic-values, --iso-dates")  # fmt: skip
+                         "--whole-words, --generic-values, --missing-calls, "
+                         "--iso-dates")  # fmt: skip
     if args.refill and not (args.foreign_values or args.whole_words):
         raise SystemExit("error: --refill asks again for what --foreign-values or "
                          "--whole-words dropped: give one of them")  # fmt: skip
     src = Path(args.run)
-    config = source_config(src)
+    config = source_config(src, ())  # filter_run refuses a step the run had already
     records = read_records(src / "predictions.jsonl")
     examples = run_examples(config, records, args.data_root)
-    needs_clauses = args.margin is not None or args.foreign_values or args.refill
+    needs_clauses = (args.margin is not None or args.foreign_values or args.refill
+                     or args.missing_calls)  # fmt: skip
     tool_filter = ToolFilter(args.margin, args.model) if needs_clauses else None
-    engine = None
-    if args.refill:
+    engines: dict[str, Any] = {}
+    for spec in filter(None, (args.refill, args.missing_calls)):
         from toollearn.cli.common import load_engine_spec
 
-        engine = load_engine_spec(args.refill, threads=args.threads)
+        engines[spec] = engines.get(spec) or load_engine_spec(spec, threads=args.threads)
     writer, records = filter_run(src, args.out, examples, tool_filter, args.iso_dates,
                                  args.foreign_values, whole_words=args.whole_words,
-                                 refill=engine, refill_scope=args.refill_scope,
+                                 refill=engines.get(args.refill), refill_scope=args.refill_scope,
                                  generic=args.generic_values,
+                                 missing=engines.get(args.missing_calls),
                                  shard=parse_shard(args.shard))  # fmt: skip
     scores = score_records(records, examples)
     stats = filter_stats(records)
@@ -137,7 +148,7 @@ def run(args: argparse.Namespace) -> int:
     print(f"\nfiltered: {stats['calls_dropped']} calls dropped, {stats['values_dropped']} "
           f"foreign values dropped, {stats['values_cut']} cut words dropped, "
           f"{stats['values_refilled']} values refilled, {stats['values_generic']} generic "
-          f"values taken, {stats['dates_rewritten']} dates "
+          f"values taken, {stats['calls_added']} calls added, {stats['dates_rewritten']} dates "
           f"rewritten; "
           f"{stats['answers_changed']} of {stats['answers']} answers changed\n"
           f"scores: {path}", file=sys.stderr)  # fmt: skip
