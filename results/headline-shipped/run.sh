@@ -2,8 +2,9 @@
 # The headline of what ships: tools-135m v3 (`tuned`) on Seal-Tools and DEER valid, as in
 # results/headline-v3, and on Seal-Tools also in the best setting chosen on dev
 # (--copy-strings --stated-optional, the candidates pruned by the tool filter, each called at
-# most once, foreign values and cut words dropped, the dropped required arguments asked again
-# and ISO dates: results/seal-prune);
+# most once, foreign values and cut words dropped, every required argument of a multi-call
+# answer asked again, generic values taken, the missing calls asked for and ISO dates:
+# results/seal-prune);
 # on DEER's three unseen-tool sets the default DEER agent's Call decision,
 # now made by the shipped call gate (the embedded MiniLM with the LoRA adapter deer-call-gate,
 # gates only: results/deer-gates-only/*-mix100-lora-e2) beside the earlier v3 agent with the plain

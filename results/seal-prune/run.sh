@@ -7,9 +7,11 @@
 # (`--foreign-values all`, chosen on dev: results/seal-filter-dev/choice.json), then without the
 # copied strings that cut a word (`--whole-words`) and with the required arguments those two
 # dropped asked again of the model on the call's own clauses (`--refill tuned`; both chosen on
-# dev: results/seal-filter-dev/compare-refill.md); compared with
-# the post-filtered answers (results/seal-filter) and the unfiltered ones. Two resumable
-# 1-thread shards, merged and scored whole; headline/ is the headline's Seal-Tools panel.
+# dev: results/seal-filter-dev/compare-refill.md), then with every required argument of a
+# multi-call answer asked again, generic values and the missing calls asked for (below);
+# compared with the post-filtered answers (results/seal-filter) and the unfiltered ones. Two
+# resumable 1-thread shards, merged and scored whole; headline/ is the headline's Seal-Tools
+# panel.
 set -euo pipefail
 RUN=runs/seal-prune OUT=results/seal-prune
 FLAGS=(--split all --constrained --copy-strings --stated-optional --distinct-tools
@@ -32,16 +34,36 @@ toollearn eval seal-filter --run "$OUT/answers" --foreign-values all --whole-wor
   --out "$OUT/foreign-words-dates" --data-root ../shared/data
 toollearn eval seal-filter --run "$OUT/answers" --foreign-values all --whole-words \
   --refill tuned --iso-dates --out "$OUT/foreign-words-refill-dates" --data-root ../shared/data
+# every required argument of a multi-call answer asked again (--refill-scope required), generic
+# values (--generic-values), then the calls the answers leave out (--missing-calls tuned, a
+# second pass); all chosen on dev (results/seal-filter-dev/compare-generic.md,
+# compare-missing.md); two 1-thread shards each, merged, the same command scores the whole.
+sharded() {  # SRC NAME FLAGS...: two 1-thread shards into $RUN, merged into $OUT/NAME, scored
+  local src=$1 name=$2
+  shift 2
+  for k in 1 2; do
+    toollearn eval seal-filter --run "$src" "$@" --shard "$k/2" --out "$RUN/$name-s$k" >/dev/null &
+  done
+  wait
+  toollearn runs merge --out "$OUT/$name" "$RUN/$name-s1" "$RUN/$name-s2"
+  toollearn eval seal-filter --run "$src" "$@" --out "$OUT/$name"
+}
+R1=foreign-words-required-generic-dates R2=foreign-words-required-generic-missing-dates
+sharded "$OUT/answers" $R1 --foreign-values all --whole-words --refill tuned \
+  --refill-scope required --generic-values --iso-dates --data-root ../shared/data
+sharded "$OUT/$R1" $R2 --missing-calls tuned --iso-dates --data-root ../shared/data
 toollearn report compare results/seal-stated results/seal-filter/seal-stated \
   results/seal-filter/seal-stated-foreign "$OUT/dates" "$OUT/foreign-dates" \
-  "$OUT/foreign-words-dates" "$OUT/foreign-words-refill-dates" \
+  "$OUT/foreign-words-dates" "$OUT/foreign-words-refill-dates" "$OUT/$R1" "$OUT/$R2" \
   --label "v3, --copy-strings --stated-optional" --label "the same, post-processed" \
   --label "the same, post-processed + foreign values dropped" \
   --label "pruned candidates, each at most once, + ISO dates" \
   --label "pruned, each at most once, + foreign values dropped + ISO dates" \
   --label "... + cut words dropped" --label "... + dropped required values refilled" \
+  --label "... + every required value of multi-call answers asked again + generic values" \
+  --label "... + missing calls asked for" \
   --data-root ../shared/data --bootstrap 2000 --out "$OUT/compare.md" --json "$OUT/compare.json"
-toollearn report compare results/seal/constrained results/seal-full-v3 \
-  "$OUT/foreign-words-refill-dates" --label "base (zero-shot)" --label "tools-135m v3" \
-  --label "v3, pruned, each once, foreign values and cut words dropped, refilled, ISO dates" \
+toollearn report compare results/seal/constrained results/seal-full-v3 "$OUT/$R2" \
+  --label "base (zero-shot)" --label "tools-135m v3" \
+  --label "v3, pruned, each once, post-processed, values and missing calls asked again" \
   --data-root ../shared/data --out "$OUT/headline/compare.md" --json "$OUT/headline/compare.json"

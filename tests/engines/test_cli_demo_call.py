@@ -89,7 +89,8 @@ def test_call_seal_tools_with_the_tool_filter(tmp_path, capsys):
     assert [c["api"] for c in json.loads(captured.out)] == ["getWeather"]
     assert "# not offered: getStockPrice" in captured.err
     best = [*pruned, "--copy-strings", "--stated-optional", "--foreign-values", "all",
-            "--whole-words", "--refill", "required", "--generic-values", "--iso-dates"]  # fmt: skip
+            "--whole-words", "--refill", "required", "--generic-values", "--missing-calls",
+            "--iso-dates"]  # fmt: skip
     assert main(best) == 0
     assert [c["api"] for c in json.loads(capsys.readouterr().out)] == ["getWeather"]
     assert main([*argv, "--refill"]) == 2

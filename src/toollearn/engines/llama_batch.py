@@ -14,6 +14,7 @@ the (masked) softmax with a per-request seeded generator.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import time
 from collections.abc import Sequence
@@ -153,7 +154,8 @@ class BatchDecoder:
             self.ctx = None
 
     def __del__(self) -> None:
-        self.close()
+        with contextlib.suppress(TypeError, AttributeError):  # at exit the library may go first
+            self.close()
 
     # -- low level -------------------------------------------------------------------------
 
