@@ -32,8 +32,8 @@ class MultiCallAgent:
     that only repeats its parameter's name, or in a later call read the previous call's
     response there (`agents.generic_values`); missing_calls: ask the engine again for a call
     to each candidate a clause points at first that no call uses (`agents.missing_calls`, with
-    a tool_filter); iso_dates: dates copied in
-    words written YYYY-MM-DD (`agents.date_values`). The model step keeps its text as
+    a tool_filter); iso_dates: dates copied in words written YYYY-MM-DD
+    (`agents.date_values`). The model step keeps its text as
     generated; its data records what they changed (`dropped_calls`, `tool_support`,
     `dropped_values`, `cut_values`, `refilled_values`, `generic_values`, `added_calls`,
     `date_changes`).
