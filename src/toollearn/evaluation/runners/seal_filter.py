@@ -6,17 +6,18 @@ a run's answers gives exactly what a run with them would have written: the tool 
 values (`agents.foreign_values`: drop the arguments copied from another tool's clause), whole
 words (`agents.word_spans`: drop the copied strings that cut a word), refill
 (`agents.refill_values`: the run's model asked again, on the call's own clauses, for the
-required arguments those two dropped; the one step that runs the engine), generic values
-(`agents.generic_values`: a string that only repeats its parameter's name, dropped or, in a
-later call, replaced by the previous call's response), missing calls (`agents.missing_calls`:
-the refill engine asked for a call to each candidate a clause points at first that no call
-uses) and ISO dates (`agents.date_values`: a date the answer copies in words, written
-YYYY-MM-DD). The new run directory holds the source run's config with `tool_filter` (encoder,
-margin), `foreign_values`, `whole_words`, `refill`, `generic_values`, `missing_calls`,
-`iso_dates` and `filtered_from` added, its sessions (the engine's provenance; refill's session
-appended), and one record per answer: `output` post-processed, `unfiltered_output` as
-generated, `dropped_calls`, `tool_support`, `dropped_values`, `cut_values`, `refilled_values`,
-`generic_values`, `added_calls`, `date_changes`.
+required arguments those two dropped), generic values (`agents.generic_values`: a string that
+only repeats its parameter's name, dropped or, in a later call, replaced by the previous call's
+response), missing calls (`agents.missing_calls`: the run's model asked for a call to each
+candidate a clause points at first that no call uses) and ISO dates (`agents.date_values`: a
+date the answer copies in words, written YYYY-MM-DD). Refill and missing calls run the engine;
+a filtered run can take a second pass of steps it has not had. The new run directory holds the
+source run's config with `tool_filter` (encoder, margin), `foreign_values`, `whole_words`,
+`refill`, `generic_values`, `missing_calls`, `iso_dates` and `filtered_from` added, its
+sessions (the engine's provenance appended), and one record per answer: `output`
+post-processed, `unfiltered_output` as first generated, `dropped_calls`, `tool_support`,
+`dropped_values`, `cut_values`, `refilled_values`, `generic_values`, `added_calls`,
+`date_changes`.
 """
 
 from __future__ import annotations
