@@ -21,6 +21,7 @@ which `agents.foreign_values` reads to drop arguments copied from another tool's
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import Sequence
@@ -28,6 +29,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from toollearn.agents import refill_values
+from toollearn.agents.date_values import iso_dates
+from toollearn.agents.foreign_values import foreign_values
+from toollearn.agents.generic_values import generic_values
+from toollearn.agents.missing_calls import add_missing
+from toollearn.agents.word_spans import cut_words
 from toollearn.core.types import Tool
 
 _CLAUSE_BREAK = re.compile(
@@ -172,54 +179,38 @@ def postprocess(
         return out
     from toollearn.formats.answers.seal_tools import parse_call_dicts
 
-    calls = parse_call_dicts(out["output"] or "")  # the argument steps edit these dicts
-    changed, owners = False, None
-    if foreign:
-        from toollearn.agents.foreign_values import foreign_values
+    @functools.cache
+    def own() -> dict[str, list[str]]:  # each tool's clauses, computed once, when needed
+        return tool_filter.owners(query, tools)
 
-        drops: list[dict[str, Any]] = []
-        if calls:
-            owners = tool_filter.owners(query, tools)
-            calls, drops = foreign_values(calls, query, owners, tools, foreign)
-        out["dropped_values"], changed = drops, bool(drops)
-    if whole_words:
-        from toollearn.agents.word_spans import cut_words
-
-        cuts: list[dict[str, Any]] = []
-        if calls:
-            calls, cuts = cut_words(calls, query)
-        out["cut_values"], changed = cuts, changed or bool(cuts)
-    if refill is not None:
-        from toollearn.agents.refill_values import refill as refill_calls
-
+    def refilled(calls: list[Any]) -> tuple[list[Any], list[dict[str, Any]]]:
         lost = [*out.get("dropped_values", []), *out.get("cut_values", [])]
-        filled: list[dict[str, Any]] = []
-        if calls and (lost or refill_scope == "required"):
-            owners = owners or tool_filter.owners(query, tools)
-            calls, filled = refill_calls(refill, calls, lost, owners, tools, scope=refill_scope)
-        out["refilled_values"], changed = filled, changed or bool(filled)
+        if not (lost or refill_scope == "required"):
+            return calls, []
+        return refill_values.refill(refill, calls, lost, own(), tools, scope=refill_scope)
+
+    steps: list[tuple[str, Any]] = []  # (record key, calls -> (calls, what changed)), in order
+    if foreign:
+        steps.append(("dropped_values",
+                      lambda c: foreign_values(c, query, own(), tools, foreign)))  # fmt: skip
+    if whole_words:
+        steps.append(("cut_values", lambda c: cut_words(c, query)))
+    if refill is not None:
+        steps.append(("refilled_values", refilled))
     if generic:
-        from toollearn.agents.generic_values import generic_values
-
-        generics: list[dict[str, Any]] = []
-        if calls:
-            calls, generics = generic_values(calls, tools)
-        out["generic_values"], changed = generics, changed or bool(generics)
+        steps.append(("generic_values", lambda c: generic_values(c, tools)))
     if missing is not None:
-        from toollearn.agents.missing_calls import add_missing
-
-        added: list[dict[str, Any]] = []
-        if calls:
-            owners = owners or tool_filter.owners(query, tools)
-            calls, added = add_missing(missing, calls, out["tool_support"], owners, tools)
-        out["added_calls"], changed = added, changed or bool(added)
+        support = out["tool_support"]
+        steps.append(("added_calls", lambda c: add_missing(missing, c, support, own(), tools)))
     if dates:
-        from toollearn.agents.date_values import iso_dates
-
-        changes: list[dict[str, str]] = []
+        steps.append(("date_changes", lambda c: iso_dates(c, tools)))
+    calls = parse_call_dicts(out["output"] or "")  # the argument steps edit these dicts
+    changed = False
+    for key, step in steps:
+        found: list[dict[str, Any]] = []
         if calls:
-            calls, changes = iso_dates(calls, tools)
-        out["date_changes"], changed = changes, changed or bool(changes)
+            calls, found = step(calls)
+        out[key], changed = found, changed or bool(found)
     if changed:
         out["output"] = json.dumps(calls, ensure_ascii=False)
     return out

@@ -130,11 +130,10 @@ def run(args: argparse.Namespace) -> int:
     needs_clauses = (args.margin is not None or args.foreign_values or args.refill
                      or args.missing_calls)  # fmt: skip
     tool_filter = ToolFilter(args.margin, args.model) if needs_clauses else None
-    engines: dict[str, Any] = {}
-    for spec in filter(None, (args.refill, args.missing_calls)):
-        from toollearn.cli.common import load_engine_spec
+    from toollearn.cli.common import load_engine_spec
 
-        engines[spec] = engines.get(spec) or load_engine_spec(spec, threads=args.threads)
+    specs = {s for s in (args.refill, args.missing_calls) if s}  # one engine for one spec
+    engines = {s: load_engine_spec(s, threads=args.threads) for s in specs}
     writer, records = filter_run(src, args.out, examples, tool_filter, args.iso_dates,
                                  args.foreign_values, whole_words=args.whole_words,
                                  refill=engines.get(args.refill), refill_scope=args.refill_scope,
