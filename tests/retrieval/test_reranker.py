@@ -100,3 +100,37 @@ def test_a_trained_reranker_prefers_the_gold_tool_on_unseen_queries(tmp_path):
     assert sum(nocall_margins) / len(nocall_margins) > sum(call_margins) / len(call_margins)
     with pytest.raises(RetrievalError, match="no cross-encoder"):
         make_gate(f"rerank:{tmp_path}")
+
+
+@pytest.mark.model
+def test_a_retriever_trained_for_the_decision_too_records_and_excludes_its_pairs(tmp_path):
+    """`retrieve train --decision-samples N`: the Call/NoCall samples' labelled pool pairs train
+    a CoSENT loss beside the ranking loss; train.json counts them, the calibration leaves their
+    queries (NoCall ones included) out, and on unseen queries a Call query's best similarity
+    is above a NoCall query's."""
+    pytest.importorskip("sentence_transformers")
+    from toollearn.agents.call_gate import make_gate
+    from toollearn.cli.main import main
+    from toollearn.datagen.dataset import write_dataset
+    from toollearn.evaluation.calibration import retriever_queries, roc_auc
+
+    write_dataset(tmp_path / "d", samples(CITIES[:4]), config={})
+    out = tmp_path / "ret"
+    argv = ["retrieve", "train", "--data", f"{tmp_path / 'd'}:16", "--decision-samples", "24",
+            "--batch-size", "16", "--lr", "1e-4", "--threads", "2", "--out", str(out)]  # fmt: skip
+    assert main(argv) == 0
+    info = json.loads((out / "train.json").read_text())
+    assert info["pairs"] == 16 and info["decision_pairs"] == 48
+    assert 0 < info["decision_positive"] < 24 and info["config"]["decision_samples"] == 24
+    excluded = retriever_queries(out / "train.json")
+    nocall = {s.metadata["query"] for s in samples(CITIES[:4]) if s.metadata["kind"] == "nocall"}
+    assert len(excluded) > 16 and excluded & nocall  # the decision pairs' queries are left out
+    gate = make_gate(f"similarity:{out / 'model'}")
+    scored = [{"nocall_margin": gate.score(s.metadata["query"], s.tools, [])["nocall_margin"],
+               "call": s.metadata["kind"] == "call"} for s in samples(CITIES[4:])]  # fmt: skip
+    assert roc_auc(scored) > 0.8
+    with pytest.raises(DataError, match="no DEER Call/NoCall samples"):
+        from toollearn.retrieval.train import RetrieverConfig, decision_pairs
+
+        write_dataset(tmp_path / "e", [], config={})
+        decision_pairs(RetrieverConfig(datasets={str(tmp_path / "e"): 0}, decision_samples=4))

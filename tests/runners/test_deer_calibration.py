@@ -322,3 +322,29 @@ def test_eval_deer_gate_decides_by_the_gates_alone(tmp_path, capsys):
     )
     assert main([*argv[:-2], "--call-gate", "model", "--out", str(tmp_path / "m")]) == 1
     assert "names its tool" in capsys.readouterr().err
+
+
+def test_gate_stats_find_the_threshold_with_the_most_right_decisions():
+    from toollearn.evaluation.runners.deer_gates import gate_stats
+
+    joke = Tool("get_joke", "A random joke", {"type": "object", "properties": {}})
+
+    def case(i: int, call: bool, margin: float, closest: str) -> tuple[Example, dict]:
+        ex = Example(f"q{i}", f"query {i}", (WEATHER, joke), needs_tool=True,
+                     has_suitable_tool=call,
+                     calls=(ToolCall("get_weather", {}),) if call else ())  # fmt: skip
+        rec = {"id": ex.id, "gates": {"call": {"nocall_margin": margin, "closest_tool": closest}}}
+        return ex, rec
+
+    cases = [case(0, True, -0.9, "get_weather"), case(1, True, -0.8, "get_weather"),
+             case(2, True, -0.7, "get_joke"),  # wrong tool: wrong at any threshold
+             case(3, False, -0.6, "get_joke"), case(4, False, -0.5, "get_weather"),
+             case(5, False, -0.4, "get_joke"), case(6, False, -0.3, "get_joke")]  # fmt: skip
+    examples, records = [c[0] for c in cases], [c[1] for c in cases]
+    no_search = Example("q7", "hello", (), needs_tool=False)
+    stats = gate_stats(records, [*examples, no_search])
+    assert stats["call_queries"] == 3 and stats["closest_tool_right"] == 2
+    best = stats["best_threshold"]  # call up to -0.8: 2 calls + 4 declines right of 7
+    assert best["n"] == 7 and best["P_DC"] == round(100 * 6 / 7, 2)
+    assert -0.8 < best["threshold"] < -0.6
+    assert gate_stats([], examples)["best_threshold"] is None

@@ -344,6 +344,10 @@ def run_deer_gate_cli(args: argparse.Namespace) -> int:
     print(format_table(rows, deer.COLUMNS, ".1f"))
     print(f"call gate ROC AUC {stats['call_gate_roc_auc']}; closest tool right "
           f"{stats['closest_tool_right']} of {stats['call_queries']} Call queries")  # fmt: skip
+    if best := stats["best_threshold"]:
+        where = "pick it here" if args.split == "valid" else "an oracle on a test split"
+        print(f"best threshold on this split {best['threshold']:g} (P_DC {best['P_DC']:.1f}; "
+              f"{where})")  # fmt: skip
     print(f"scores: {path}", file=sys.stderr)
     return 0
 

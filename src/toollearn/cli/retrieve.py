@@ -83,6 +83,10 @@ def register(sub: Any) -> None:
     t.add_argument("--lora", type=int, default=0, metavar="R",
                    help="train a LoRA adapter of rank R (alpha 2R) instead of every weight: "
                    "OUT/model holds only the adapter (about 1.4 MB at R 16)")  # fmt: skip
+    t.add_argument("--decision-samples", type=int, default=0, metavar="N",
+                   help="also train for DEER's Call/NoCall threshold: N Call/NoCall samples of "
+                   "each (datagen deer) dataset give labelled (query, pool tool) pairs for a "
+                   "CoSENT loss beside the ranking loss")  # fmt: skip
     t.set_defaults(func=run_train)
 
     r = rsub.add_parser(
@@ -268,7 +272,7 @@ def run_train(args: argparse.Namespace) -> int:
         output_dir=args.out, datasets=_dataset_counts(args.data), epochs=args.epochs,
         batch_size=args.batch_size, learning_rate=args.lr, max_seq_length=args.max_seq_length,
         hard_negatives=not args.no_hard_negatives, seed=args.seed, threads=args.threads,
-        lora_r=args.lora,
+        lora_r=args.lora, decision_samples=args.decision_samples,
     )  # fmt: skip
     run = train_retriever(config)
     info = json.loads((run / "train.json").read_text())

@@ -174,7 +174,8 @@ def load_baseline(root: str | Path, name: str) -> list[Example]:
     """baselines/tool_bench.json (200) or tool_corpus.json (126): unseen-tool Call/NoCall tests.
 
     calls = the labelled tools present in the pool, name only (the files carry no arguments);
-    any of them counts as the right call (metadata["api_label"] keeps all labels)."""
+    the scorer checks the first (`metrics.deer`; one ToolBench query, tool_bench-176, has two
+    in its pool) and metadata["api_label"] keeps all labels."""
     if name not in BASELINES:
         raise DataError(f"unknown ToolDEER baseline {name!r}; choose from {', '.join(BASELINES)}")
     path = deer_dir(root) / "baselines" / f"{name}.json"

@@ -71,7 +71,7 @@ def retriever_queries(train_json: str | Path) -> set[str]:
     calibrated on other queries."""
     from toollearn.engines.provenance import sha256_file
     from toollearn.retrieval.reranker import draw_samples
-    from toollearn.retrieval.train import mix_pairs
+    from toollearn.retrieval.train import RetrieverConfig, decision_draw, mix_pairs
 
     info = json.loads(Path(train_json).read_text(encoding="utf-8"))
     for source in info["datasets"]:
@@ -81,7 +81,12 @@ def retriever_queries(train_json: str | Path) -> set[str]:
     datasets, seed = info["config"]["datasets"], info["config"]["seed"]
     if info.get("kind") == "reranker":
         return {s["query"] for s in draw_samples(datasets, seed)[0]}
-    return {p.query for p in mix_pairs(datasets, seed)[0]}
+    queries = {p.query for p in mix_pairs(datasets, seed)[0]}
+    if info["config"].get("decision_samples"):  # the CoSENT pairs' queries too
+        config = RetrieverConfig(datasets=datasets, seed=seed,
+                                 decision_samples=info["config"]["decision_samples"])  # fmt: skip
+        queries |= {s["query"] for s in decision_draw(config)}
+    return queries
 
 
 def decision_cases(

@@ -14,8 +14,8 @@ home-search|trip-booking|apps-table`), where the single tools adapter writes few
 that run.
 `deer-gates.json` holds the gate that makes DEER's Call/NoCall decision by default
 (`DecisionAgent.gated`: the query's similarity to the pool under the embedded MiniLM with the
-LoRA adapter `deer-call-gate/`, trained on DEER's training branches, and its calibrated
-threshold), and a Search/NoSearch classifier (`deer-search-gate.npz`) that is not on by default
+LoRA adapter `deer-call-gate/`, trained on DEER's training branches for ranking and for the
+decision, and its threshold, picked on ToolDEER's valid split), and a Search/NoSearch classifier (`deer-search-gate.npz`) that is not on by default
 (measured: it transfers only in part to real general queries and declines some tool requests).
 """
 

@@ -12,6 +12,14 @@ pair counts, settings, loss, wall time). With `lora_r` the MiniLM stays frozen a
 adapter on its attention and feed-forward layers is trained instead; `model/` then holds only
 the adapter (`adapter_model.safetensors` in float16, about 1.4 MB at r 16: small enough to
 ship), which `MiniLMEncoder(path=...)` merges into the embedded MiniLM.
+
+With `decision_samples` the encoder is also trained for DEER's Call/NoCall threshold, not only
+for ranking: that many Call/NoCall samples of the (DEER) datasets give labelled (query, pool
+tool) pairs (the gold tool of a Call sample 1, every other pool tool of Call and NoCall samples
+0, `retrieval.reranker.sample_pairs`) and `CoSENTLoss` orders their cosines across queries, so
+one similarity threshold separates "a tool here fits" from "none does" (the ranking loss alone
+only orders the tools of one query). The two losses train together, one batch from either set
+in proportion to its size.
 """
 
 from __future__ import annotations
@@ -122,6 +130,7 @@ class RetrieverConfig:
     seed: int = 0
     threads: int | None = None
     lora_r: int = 0  # > 0: train a LoRA adapter of this rank (alpha 2r) instead of all weights
+    decision_samples: int = 0  # > 0: DEER Call/NoCall samples per dataset for the CoSENT loss
 
 
 def train_retriever(config: RetrieverConfig) -> Path:
@@ -132,7 +141,7 @@ def train_retriever(config: RetrieverConfig) -> Path:
         SentenceTransformerTrainer,
         SentenceTransformerTrainingArguments,
     )
-    from sentence_transformers.losses import MultipleNegativesRankingLoss
+    from sentence_transformers.losses import CoSENTLoss, MultipleNegativesRankingLoss
 
     from toollearn.retrieval.dense import _load_sentence_transformer, minilm_path
 
@@ -165,11 +174,17 @@ def train_retriever(config: RetrieverConfig) -> Path:
         **trainer_options(config, run),
         batch_sampler="no_duplicates",  # no in-batch negative equals the positive
     )
+    train_data: Any = Dataset.from_dict(columns)
+    loss: Any = MultipleNegativesRankingLoss(model)
+    judged = decision_pairs(config)
+    if judged:
+        decision = Dataset.from_dict({"sentence1": [p.query for p in judged],
+                                      "sentence2": [p.tool for p in judged],
+                                      "score": [p.label for p in judged]})  # fmt: skip
+        train_data = {"ranking": train_data, "decision": decision}
+        loss = {"ranking": loss, "decision": CoSENTLoss(model)}
     trainer = SentenceTransformerTrainer(
-        model=model,
-        args=args,
-        train_dataset=Dataset.from_dict(columns),
-        loss=MultipleNegativesRankingLoss(model),
+        model=model, args=args, train_dataset=train_data, loss=loss
     )
     trainer.train()
     if config.lora_r:
@@ -177,7 +192,32 @@ def train_retriever(config: RetrieverConfig) -> Path:
     else:
         model.save(str(run / "model"))
     by_source = {s["path"]: s["pairs_used"] for s in sources}
-    return save_run(run, trainer, config, sources, t0, pairs=len(pairs), by_source=by_source)
+    extra = {"decision_pairs": len(judged),
+             "decision_positive": sum(p.label > 0 for p in judged)} if judged else {}  # fmt: skip
+    return save_run(run, trainer, config, sources, t0, pairs=len(pairs), by_source=by_source,
+                    **extra)  # fmt: skip
+
+
+def decision_draw(config: RetrieverConfig) -> list[dict[str, Any]]:
+    """The DEER Call/NoCall samples `decision_samples` draws (`reranker.draw_samples`, so the
+    calibration can recompute them and leave their queries out)."""
+    from toollearn.retrieval.reranker import draw_samples
+
+    if not config.decision_samples or not config.datasets:
+        return []
+    return draw_samples(dict.fromkeys(config.datasets, config.decision_samples), config.seed)[0]
+
+
+def decision_pairs(config: RetrieverConfig) -> list[Any]:
+    """The labelled (query, pool tool) pairs of the drawn decision samples, shuffled."""
+    from toollearn.retrieval.reranker import sample_pairs
+
+    drawn = decision_draw(config)
+    if config.decision_samples and not drawn:
+        raise DataError("decision_samples: the datasets hold no DEER Call/NoCall samples")
+    pairs = sample_pairs(drawn)
+    random.Random(f"{config.seed}:decision").shuffle(pairs)
+    return pairs
 
 
 LORA_TARGETS = ("query", "key", "value", "dense")  # every linear layer of a BERT block

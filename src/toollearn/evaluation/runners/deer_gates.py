@@ -55,20 +55,38 @@ def _record(ex: Example, output: str, decided: dict[str, Any], t0: float) -> dic
 
 def gate_stats(records: list[dict[str, Any]], examples: list[Example]) -> dict[str, Any]:
     """Threshold-free figures of the call gate over the queries that need a search: ROC AUC of
-    its NoCall margin (NoCall queries against Call queries) and how often its closest tool is
-    the gold one on the Call queries."""
+    its NoCall margin (NoCall queries against Call queries), how often its closest tool is the
+    gold one (the scorer's: the first) on the Call queries, and the threshold that maximizes
+    P_DC on this split (pick it on valid; on a test split it is an oracle, for reading only)."""
     from toollearn.evaluation.calibration import roc_auc
 
     by_id = {r["id"]: r for r in records}
-    rows, right, calls = [], 0, 0
+    rows = []
     for ex in examples:
         gate = (by_id.get(ex.id) or {}).get("gates", {}).get("call")
         if gate is None or not ex.needs_tool:
             continue
-        rows.append({"nocall_margin": gate["nocall_margin"], "call": bool(ex.has_suitable_tool)})
-        if ex.has_suitable_tool and ex.calls:
-            calls += 1
-            right += gate.get("closest_tool") == ex.calls[0].name
+        gold = ex.calls[0].name if ex.has_suitable_tool and ex.calls else None
+        right = gold is not None and gate.get("closest_tool") == gold
+        rows.append({"nocall_margin": gate["nocall_margin"], "call": bool(ex.has_suitable_tool),
+                     "right": right})  # fmt: skip
     auc = roc_auc(rows)
+    calls = [r for r in rows if r["call"]]
     return {"call_gate_roc_auc": None if auc is None else round(auc, 4),
-            "closest_tool_right": right, "call_queries": calls}  # fmt: skip
+            "closest_tool_right": sum(r["right"] for r in calls), "call_queries": len(calls),
+            "best_threshold": best_threshold(rows)}  # fmt: skip
+
+
+def best_threshold(rows: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The NoCall-margin threshold with the most right decisions (`calibration.best_threshold`
+    over the queries a threshold can get right: a Call query whose closest tool is wrong is
+    wrong either way) and the P_DC it gives."""
+    from toollearn.evaluation.calibration import accuracy
+    from toollearn.evaluation.calibration import best_threshold as best
+
+    decidable = [r for r in rows if r["right"] or not r["call"]]
+    if not decidable:
+        return None
+    at = best(decidable)
+    p_dc = accuracy(decidable, at) * len(decidable) / len(rows)
+    return {"threshold": round(at, 4), "P_DC": round(100 * p_dc, 2), "n": len(rows)}
