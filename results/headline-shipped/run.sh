@@ -5,10 +5,11 @@
 # most once, foreign values and cut words dropped, every required argument of a multi-call
 # answer asked again, generic values taken, the missing calls asked for and ISO dates:
 # results/seal-prune);
-# on DEER's three unseen-tool sets the default DEER agent's Call decision,
-# now made by the shipped call gate (the embedded MiniLM with the LoRA adapter deer-call-gate,
-# gates only: results/deer-gates-only/*-mix100-lora-e2) beside the earlier v3 agent with the plain
-# embedded MiniLM gate; and the apps adapter apps-135m (`tuned-apps`, apps-135m-v4) on the two
+# on DEER's three unseen-tool sets the default DEER agent, run whole (v3 writing the arguments,
+# results/eval-dec-gate), its Call decision made by the shipped call gate (the embedded MiniLM
+# with the LoRA adapter deer-call-gate, trained for ranking and the decision, threshold picked
+# on valid), beside the earlier ranking-only LoRA gate (gates only:
+# results/deer-gates-only/*-mix100-lora-e2) and the earlier v3 agent with the plain MiniLM gate; and the apps adapter apps-135m (`tuned-apps`, apps-135m-v4) on the two
 # apps, free (system + demos); each against the base model on the same examples.
 set -euo pipefail
 source .venv/bin/activate
@@ -19,8 +20,10 @@ for s in test tool_bench tool_corpus; do
   [ "$s" = test ] && base=results/deer-test-dc-released
   mkdir -p "$H/deer-$s-dc"
   toollearn report compare "$base" "results/eval-v3-dc/deer-$s-dc" \
-    "results/deer-gates-only/$s-mix100-lora-e2" --label "base (zero-shot)" \
-    --label "v3, embedded MiniLM gate (before)" --label "shipped DEER agent, LoRA MiniLM gate" \
+    "results/deer-gates-only/$s-mix100-lora-e2" "results/eval-dec-gate/deer-$s-dc" \
+    --label "base (zero-shot)" --label "v3, embedded MiniLM gate (before)" \
+    --label "ranking-only LoRA MiniLM gate (before; gates only)" \
+    --label "shipped DEER agent, decision-trained LoRA MiniLM gate" \
     --data-root ../shared/data --out "$H/deer-$s-dc/compare.md" --json "$H/deer-$s-dc/compare.json"
 done
 toollearn report headline \
