@@ -129,8 +129,8 @@ def test_a_retriever_trained_for_the_decision_too_records_and_excludes_its_pairs
     scored = [{"nocall_margin": gate.score(s.metadata["query"], s.tools, [])["nocall_margin"],
                "call": s.metadata["kind"] == "call"} for s in samples(CITIES[4:])]  # fmt: skip
     assert roc_auc(scored) > 0.8
-    with pytest.raises(DataError, match="no DEER Call/NoCall samples"):
-        from toollearn.retrieval.train import RetrieverConfig, decision_pairs
+    from toollearn.retrieval.train import RetrieverConfig, decision_pairs
 
-        write_dataset(tmp_path / "e", [], config={})
+    write_dataset(tmp_path / "e", [], config={})
+    with pytest.raises(DataError, match="no DEER Call/NoCall samples"):
         decision_pairs(RetrieverConfig(datasets={str(tmp_path / "e"): 0}, decision_samples=4))

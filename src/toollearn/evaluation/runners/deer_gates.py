@@ -89,4 +89,5 @@ def best_threshold(rows: list[dict[str, Any]]) -> dict[str, Any] | None:
         return None
     at = best(decidable)
     p_dc = accuracy(decidable, at) * len(decidable) / len(rows)
-    return {"threshold": round(at, 4), "P_DC": round(100 * p_dc, 2), "n": len(rows)}
+    # 5 places: margins have 4, so a midpoint between two must keep one more
+    return {"threshold": round(at, 5), "P_DC": round(100 * p_dc, 2), "n": len(rows)}
