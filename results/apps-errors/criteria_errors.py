@@ -6,7 +6,9 @@ RUN is a scored app run folder (`predictions.jsonl` of `toollearn eval home-sear
 or `eval apps-table`). Over the programs that execute, each criterion the label or the
 prediction set (`apps.scoring.set_keys`) is one of: right, missing (the label sets it, the
 prediction left it at the app's default), extra (the prediction sets one the label leaves at its
-default) or wrong (both set, values differ). A goal succeeds only when all are right.
+default) or wrong (both set, values differ). A goal succeeds only when all are right. The
+summary also counts the failed programs that run with a price criterion not right ("price
+off": min/max price, room or ticket).
 """
 
 from __future__ import annotations
@@ -43,28 +45,39 @@ def summarize(run: Path) -> tuple[dict, Counter]:
     app = rows[0]["id"].split("/")[0]
     cls = app_class(app)
     total, per_key = Counter(), Counter()
+    price_off = 0
     for r in rows:
         if not r["executable"]:
             continue
-        for key, kind in classify(r["criteria"], r["label_criteria"], cls).items():
+        kinds = classify(r["criteria"], r["label_criteria"], cls)
+        for key, kind in kinds.items():
             total[kind] += 1
             per_key[key, kind] += 1
+        price_off += not r["success"] and any(
+            "price" in key and kind != "right" for key, kind in kinds.items()
+        )
     head = {"run": str(run), "app": app, "goals": len(rows),
             "success": sum(r["success"] for r in rows),
             "executable": sum(r["executable"] for r in rows)}  # fmt: skip
     head.update({k: total[k] for k in KINDS})
+    head["failed_running"] = sum(r["executable"] and not r["success"] for r in rows)
+    head["price_off"] = price_off
     return head, per_key
 
 
 def main(runs: list[str]) -> None:
-    print("| run | goals | success | executable | criteria right | missing | extra | wrong |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|")
+    print(
+        "| run | goals | success | executable | criteria right | missing | extra | wrong "
+        "| failed, runs | of them price off |"
+    )
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     keyed = []
     for run in runs:
         head, per_key = summarize(Path(run))
         keyed.append((head, per_key))
         print(f"| {head['run']} | {head['goals']} | {head['success']} | {head['executable']} | "
-              + " | ".join(str(head[k]) for k in KINDS) + " |")  # fmt: skip
+              + " | ".join(str(head[k]) for k in KINDS)
+              + f" | {head['failed_running']} | {head['price_off']} |")  # fmt: skip
     for head, per_key in keyed:
         print(f"\n{head['run']}: errors by criterion (missing / extra / wrong of the times set)\n")
         print("| criterion | right | missing | extra | wrong |")
