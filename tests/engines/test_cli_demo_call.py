@@ -42,6 +42,17 @@ def test_call_answers_in_the_general_format_by_default(tmp_path, capsys):
         assert call.name == "getWeather" and isinstance(call.arguments["city"], str)
 
 
+def test_call_declines_through_the_shipped_gate_unless_told_not_to(tmp_path, capsys):
+    path = tmp_path / "tools.json"
+    path.write_text(json.dumps(TOOLS))
+    argv = ["call", "Write a short poem about the sea.", "--tools", str(path), "--threads", "1"]
+    assert main(argv) == 0
+    out, err = capsys.readouterr()
+    assert out.startswith("[]") and "the call gate declines" in err and "# no call" in err
+    assert main([*argv, "--no-gate"]) == 0
+    assert "the call gate" not in capsys.readouterr().err  # the model alone decides
+
+
 def test_call_in_the_seal_tools_format(tmp_path, capsys):
     path = tmp_path / "tools.json"
     path.write_text(json.dumps(TOOLS))

@@ -114,3 +114,85 @@ def test_cut_off_call_lists_are_retried_with_the_finished_calls():
     assert trace.meta["outcome"] == "planned" and len(trace.calls) == 2
     assert "{0,1}" in engine.requests[1]["constraint"].grammar  # at most the 2 finished calls
     assert trace.steps[0].data["retried"].endswith("capped at 2")
+
+
+class _Gate:
+    """A call gate test double: a fixed NoCall margin."""
+
+    name = "fixed"
+
+    def __init__(self, margin: float):
+        self.margin, self.seen = margin, []
+
+    def score(self, query, pool, messages):
+        self.seen.append((query, [t.name for t in pool]))
+        return {"nocall_margin": self.margin, "closest_tool": pool[0].name}
+
+    def describe(self):
+        return {"gate": self.name}
+
+
+def test_a_declining_call_gate_leaves_the_model_only_the_no_call_answer():
+    from toollearn.agents import ToolCallsAgent
+    from toollearn.decoding.tool_calls import NO_CALL, no_call_constraint
+    from toollearn.engines import ScriptedEngine
+
+    assert no_call_constraint().grammar.startswith(f'root ::= "{NO_CALL}" answer')
+    engine = ScriptedEngine(["[]\nI have no tool for poems."])
+    gate = _Gate(0.5)
+    agent = ToolCallsAgent(engine, execute=False, call_gate=gate, call_threshold=0.0)
+    trace = agent.run("Write a poem.", [BOOK])
+    assert trace.meta["outcome"] == "no_call" and trace.answer == "I have no tool for poems."
+    assert engine.requests[0]["constraint"].grammar == no_call_constraint().grammar
+    step = trace.steps[0]
+    assert (step.role, step.kind, step.content) == ("gate", "decision", "no call")
+    assert step.data["threshold"] == 0.0 and "0.5 > threshold 0.0" in step.detail
+    assert trace.meta["call_threshold"] == 0.0 and trace.meta["gate"] == "fixed"
+    assert gate.seen == [("Write a poem.", ["book"])]
+
+
+def test_a_passing_call_gate_leaves_the_model_its_usual_turn():
+    from toollearn.agents import ToolCallsAgent
+    from toollearn.decoding.tool_calls import tool_calls_constraint
+    from toollearn.engines import ScriptedEngine
+
+    call = '[{"name": "book", "arguments": {"room": "double"}}]'
+    engine = ScriptedEngine([call])
+    agent = ToolCallsAgent(engine, execute=False, call_gate=_Gate(-0.5), call_threshold=0.0)
+    trace = agent.run("Book a double room.", [BOOK])
+    assert trace.meta["outcome"] == "planned" and trace.calls[0].arguments == {"room": "double"}
+    assert engine.requests[0]["constraint"].grammar == tool_calls_constraint([BOOK]).grammar
+    assert trace.steps[0].content == "call"
+
+
+def test_a_gate_declining_for_an_engine_without_constraints_ends_without_a_model_turn():
+    from toollearn.agents import ToolCallsAgent
+    from toollearn.engines import ScriptedEngine
+
+    engine = ScriptedEngine(["[]"])
+    engine.supports_constraints = False
+    agent = ToolCallsAgent(engine, call_gate=_Gate(1.0), call_threshold=0.0)
+    trace = agent.run("Write a poem.", [BOOK])
+    assert trace.meta["outcome"] == "no_call" and engine.requests == []
+    with pytest.raises(ValueError, match="needs its threshold"):
+        ToolCallsAgent(engine, call_gate=_Gate(1.0))
+
+
+def test_the_shipped_call_gate_declines_a_poem_and_passes_a_weather_request():
+    """The real gate (the embedded MiniLM with the shipped LoRA adapter) before the model."""
+    from toollearn.agents import ToolCallsAgent
+    from toollearn.engines import ScriptedEngine
+
+    weather = Tool("get_weather", "Current weather for a city",
+                   {"type": "object", "properties": {"city": {"type": "string"}},
+                    "required": ["city"]})  # fmt: skip
+    oslo_call = '[{"name": "get_weather", "arguments": {"city": "Oslo"}}]'
+    engine = ScriptedEngine(["[]\nNo tool writes poems.", oslo_call])
+    agent = ToolCallsAgent.gated(engine, execute=False)
+    poem = agent.run("Write a short poem about the sea.", [weather, BOOK])
+    assert poem.steps[0].content == "no call" and poem.meta["outcome"] == "no_call"
+    assert poem.steps[0].data["max_similarity"] < -agent.call_threshold
+    oslo = agent.run("What is the weather in Oslo right now?", [BOOK, weather])
+    assert oslo.steps[0].content == "call" and oslo.steps[0].data["closest_tool"] == "get_weather"
+    assert oslo.calls[0].arguments == {"city": "Oslo"}
+    assert "LoRA adapter (sha256" in agent.config()["encoder"]

@@ -5,6 +5,12 @@ Each turn the model sees the tools, the query and the turns so far, and answers 
 call list or `[]` plus a plain-text reply; calls run (in order) and their results come back as
 `tool` messages; a reply without calls ends the episode. Constrained decoding admits only
 listed tools with typed arguments, or the no-call answer.
+
+With a call gate (`call_gate`, `call_threshold`; `ToolCallsAgent.gated` takes the DEER call
+gate toollearn ships) the agent first decides whether any shown tool fits the query, as DEER
+does: when the gate's NoCall margin exceeds the threshold, the model's first turn may only
+decline (`[]` and a reply; no model turn at all for an engine without constraints). The
+decision is a `gate` step of the trace.
 """
 
 from __future__ import annotations
@@ -15,8 +21,8 @@ from typing import Any
 from toollearn.agents.acting import start_episode
 from toollearn.agents.base import engine_label
 from toollearn.core.errors import FormatError
-from toollearn.core.types import ErrorKind, Message, Tool, Trace
-from toollearn.decoding.tool_calls import tool_calls_constraint
+from toollearn.core.types import ErrorKind, Message, Step, Tool, Trace
+from toollearn.decoding.tool_calls import no_call_constraint, tool_calls_constraint
 from toollearn.engines.base import Sampling
 from toollearn.envs.environment import Environment
 from toollearn.formats.answers import tool_calls
@@ -42,16 +48,47 @@ class ToolCallsAgent:
         seed: int = 0,
         sampling: Sampling | None = None,
         docs: str = "json",
+        call_gate: Any = None,
+        call_threshold: float | None = None,
     ):
+        if (call_gate is None) != (call_threshold is None):
+            raise ValueError("a call gate needs its threshold, and a threshold its gate")
+        self.call_gate, self.call_threshold = call_gate, call_threshold
         self.engine, self.env, self.constrained, self.docs = engine, env, constrained, docs
         self.max_steps, self.max_repeats, self.max_tokens = max_steps, max_repeats, max_tokens
         self.chat, self.seed, self.execute = chat, seed, execute
         self.sampling = sampling or Sampling(seed=seed)
 
+    @classmethod
+    def gated(cls, engine: Any, env: Environment | None = None, *, threads: int | None = 1,
+              **options: Any) -> ToolCallsAgent:  # fmt: skip
+        """The agent with the DEER call gate toollearn ships (`toollearn.models.deer_gates()`:
+        a MiniLM with a LoRA adapter and its threshold) deciding whether a shown tool fits."""
+        from toollearn.agents.call_gate import make_gate
+        from toollearn.models import deer_gates
+
+        call = deer_gates()["call"]
+        return cls(engine, env, call_gate=make_gate(call["gate"], engine, threads),
+                   call_threshold=call["threshold"], **options)  # fmt: skip
+
     def config(self) -> dict[str, Any]:
         out = {"agent": self.name, "engine": engine_label(self.engine),
                "constrained": self.constrained, "max_steps": self.max_steps}  # fmt: skip
+        if self.call_gate is not None:
+            out.update(call_threshold=self.call_threshold, **self.call_gate.describe())
         return out if self.docs == "json" else {**out, "docs": self.docs}
+
+    def _gate_declines(self, rec: Any, query: str, shown: Sequence[Tool]) -> bool:
+        """Whether the call gate finds no shown tool that fits (recorded as a `gate` step)."""
+        if self.call_gate is None or not shown:
+            return False
+        score = self.call_gate.score(query, shown, [])
+        declines = score["nocall_margin"] > self.call_threshold
+        detail = (f"NoCall margin {score['nocall_margin']} "
+                  f"{'>' if declines else '<='} threshold {self.call_threshold}")  # fmt: skip
+        rec.add(Step("gate", "decision", "no call" if declines else "call", detail=detail,
+                     data={**score, "threshold": self.call_threshold}))  # fmt: skip
+        return declines
 
     def run(
         self, query: str, tools: Sequence[Tool] | None = None, *, example_id: str = ""
@@ -62,11 +99,15 @@ class ToolCallsAgent:
             sampling=self.sampling,
         )  # fmt: skip
         constraint = tool_calls_constraint(shown) if self.constrained and shown else None
+        gated = self._gate_declines(rec, query, shown)
+        if gated and not getattr(self.engine, "supports_constraints", False):
+            return rec.finish(None, **self.config(), outcome="no_call")
         history: list[Message] = []
         for step in range(self.max_steps):
             messages = tool_calls.render_messages(query, shown, history, self.docs)
+            turn = no_call_constraint() if gated and not step else constraint
             text = rec.model(self.engine, messages, role="agent", kind="call",
-                             max_tokens=self.max_tokens, constraint=constraint)  # fmt: skip
+                             max_tokens=self.max_tokens, constraint=turn)  # fmt: skip
             if text is not None and constraint is not None and _cut_off(text):
                 text = self._shorter(rec, messages, shown, text)
             if text is None:

@@ -59,6 +59,10 @@ def register(subparsers: Any) -> None:
     add_engine_args(c)
     add_sampling_args(c)
     c.add_argument("--free", action="store_true", help="no constraint")
+    c.add_argument("--no-gate", action="store_true",
+                   help="general format: the model alone decides whether to call (default: "
+                   "the shipped DEER call gate declines first when no listed tool is close "
+                   "enough to the query; README, \"A call gate for any tools\")")  # fmt: skip
     c.add_argument("--allow-empty", action="store_true",
                    help="seal-tools format: admit [] (no call); the general format always "
                    "may decline")  # fmt: skip
@@ -243,12 +247,13 @@ def apps_demo(args: argparse.Namespace, engines: dict[str, Any]) -> None:
 
 
 def user_tools_demo(engine: Any) -> None:
-    """The general tool-calling agent on the demo's real @tool functions."""
+    """The general tool-calling agent on the demo's real @tool functions, behind the shipped
+    call gate (as `toollearn run`)."""
     from toollearn.agents import ToolCallsAgent
     from toollearn.agents.show import format_trace
     from toollearn.envs.demo import demo_env
 
-    agent = ToolCallsAgent(engine, demo_env(), max_steps=3)
+    agent = ToolCallsAgent.gated(engine, demo_env(), max_steps=3)
     for query in USER_TOOL_QUERIES:
         print(format_trace(agent.run(query)), end="\n\n")
 
@@ -309,10 +314,19 @@ def run_call(args: argparse.Namespace) -> int:
     from toollearn.agents import ToolCallsAgent
     from toollearn.formats.answers import tool_calls
 
-    agent = ToolCallsAgent(load_engine_from_args(args), constrained=not args.free,
-                           max_tokens=args.max_tokens, execute=False,
-                           sampling=sampling_from_args(args))  # fmt: skip
+    options = {"constrained": not args.free, "max_tokens": args.max_tokens, "execute": False,
+               "sampling": sampling_from_args(args)}  # fmt: skip
+    engine = load_engine_from_args(args)
+    if args.no_gate:
+        agent = ToolCallsAgent(engine, **options)
+    else:
+        agent = ToolCallsAgent.gated(engine, threads=args.threads, **options)
     trace = agent.run(args.query, tools)
+    gate = next((s for s in trace.steps if s.role == "gate"), None)
+    if gate is not None and gate.content == "no call":
+        print(f"# the call gate declines: no listed tool is close enough (closest "
+              f"{gate.data.get('closest_tool')}, similarity {gate.data.get('max_similarity')}"
+              f" < {-gate.data['threshold']})", file=sys.stderr)  # fmt: skip
     model_steps = [s for s in trace.steps if s.prompt is not None]
     if not model_steps or model_steps[-1].error is not None and not model_steps[-1].content:
         detail = trace.errors[-1].detail if trace.errors else "no answer"

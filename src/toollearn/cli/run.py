@@ -56,9 +56,12 @@ def register(subparsers: Any) -> None:
     p.add_argument("--retriever", choices=("bm25", "dense", "hybrid"), default="bm25",
                    help="deer: how to retrieve the 5-tool pool from more tools")  # fmt: skip
     p.add_argument("--no-gates", action="store_true",
-                   help="deer: the model's own branches decide Search and Call (default: the "
-                   "shipped gates decide them, the model writes the call, and with the tuned "
-                   "model the base model writes answers that need no tool)")  # fmt: skip
+                   help="tool-calls: the model alone decides whether to call (default: the "
+                   "shipped DEER call gate declines first when no shown tool is close enough "
+                   "to the query); deer: the model's own branches decide Search and Call "
+                   "(default: the shipped gates decide them, the model writes the call, "
+                   "and with the tuned model the base model writes answers that need no "
+                   "tool)")  # fmt: skip
     p.add_argument("--constrain-plan", action="store_true", help="multi-role: grammar for Next:")
     p.add_argument("--max-steps", type=int, default=6)
     p.add_argument("--timeout", type=float, default=5.0, help="seconds per tool call")
@@ -128,8 +131,12 @@ def build_agent(args: argparse.Namespace, env: Any) -> Any:
         return agents.DecisionAgent.gated(engine(), env, threads=args.threads, **options)
     if args.agent == "multi-call":
         return agents.MultiCallAgent(engine(), env, constrained=constrained, **common)
-    return agents.ToolCallsAgent(engine(), env, constrained=constrained,
-                                 max_steps=args.max_steps, **common)  # fmt: skip
+    if args.no_gates:
+        return agents.ToolCallsAgent(engine(), env, constrained=constrained,
+                                     max_steps=args.max_steps, **common)  # fmt: skip
+    return agents.ToolCallsAgent.gated(engine(), env, threads=args.threads,
+                                       constrained=constrained, max_steps=args.max_steps,
+                                       **common)  # fmt: skip
 
 
 def run(args: argparse.Namespace) -> int:

@@ -4,7 +4,8 @@ an explicit no-call.
 Admits `[{"name": "<tool>", "arguments": {...}}, ...]` (arguments typed from each tool's JSON
 Schema: nested objects, arrays with typed items, enums, numbers; strings may hold any
 character), or, when `allow_no_call`, `[]` optionally followed by a newline and a plain-text
-answer. `required=True` (OpenAI's tool_choice "required") removes the no-call branch.
+answer. `required=True` (OpenAI's tool_choice "required") removes the no-call branch;
+`no_call_constraint` admits only the no-call answer (a call gate declined for the model).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from toollearn.decoding.json_schema import JSON_VALUE_RULES, SchemaRules
 
 MAX_CALLS = 8
 NO_CALL = "[]"
+ANSWER_RULE = 'answer ::= ("\\n" [^\\x00]+)?'
 
 
 def tool_calls_grammar(
@@ -43,7 +45,7 @@ def tool_calls_grammar(
         root += f" | {gbnf_literal(NO_CALL)} answer"
     lines = [f"root ::= {root}", "call ::= " + " | ".join(alts), *rules.lines]
     if allow_no_call:
-        lines.append('answer ::= ("\\n" [^\\x00]+)?')
+        lines.append(ANSWER_RULE)
     return "\n".join([*lines, JSON_VALUE_RULES]) + "\n"
 
 
@@ -52,3 +54,10 @@ def tool_calls_constraint(
 ) -> Constraint:
     """A GBNF constraint admitting only general call lists (or the no-call answer)."""
     return Constraint("gbnf", tool_calls_grammar(tools, allow_no_call, max_calls), "tool-calls")
+
+
+def no_call_constraint() -> Constraint:
+    """A GBNF constraint admitting only the no-call answer: `[]`, then optionally a newline
+    and a plain-text reply."""
+    grammar = f"root ::= {gbnf_literal(NO_CALL)} answer\n{ANSWER_RULE}\n"
+    return Constraint("gbnf", grammar, "tool-calls-no-call")
