@@ -27,6 +27,23 @@ def test_auto_shows_the_tools_and_admits_calls_or_a_reply():
     assert '"[]"' in job.constraint.grammar  # the no-call branch
 
 
+def test_a_gate_reads_the_users_turn_only_under_auto():
+    assert parse_request(body(tools=[WEATHER]), "m", 512).gate_query == "Weather in Paris?"
+    assert parse_request(body(), "m", 512).gate_query is None  # no tools
+    required = parse_request(body(tools=[WEATHER], tool_choice="required"), "m", 512)
+    assert required.gate_query is None
+    call = {
+        "id": "c1",
+        "type": "function",
+        "function": {"name": "get_weather", "arguments": '{"city": "Paris"}'},
+    }
+    after = body(tools=[WEATHER], messages=[
+        {"role": "user", "content": "Weather in Paris?"},
+        {"role": "assistant", "content": None, "tool_calls": [call]},
+        {"role": "tool", "tool_call_id": "c1", "content": "18 C"}])  # fmt: skip
+    assert parse_request(after, "m", 512).gate_query is None  # a tool result to read: no gate
+
+
 def test_required_and_named_choice_remove_the_no_call_branch():
     required = parse_request(body(tools=[WEATHER, TIME], tool_choice="required"), "m", 512)
     assert '"[]"' not in required.constraint.grammar

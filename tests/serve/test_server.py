@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import threading
 import time
+import urllib.request
 
 import pytest
 
@@ -222,3 +223,46 @@ def test_an_engine_that_raises_gets_a_500_naming_it_and_the_server_goes_on():
                     model="broken", messages=[{"role": "user", "content": "x"}]
                 )
             assert "the model file vanished" in info.value.body["message"]
+
+
+class RecordingEngine:
+    """Answers every request with no call and keeps the constraint each one was given."""
+
+    name, supports_constraints = "recording", True
+
+    def __init__(self):
+        self.constraints = []
+
+    def complete(self, prompts, constraint=None, **kw):
+        self.constraints.append(constraint)
+        return [Completion("[]\nno tool for that", prompt_tokens=3, completion_tokens=4)]
+
+
+def test_the_call_gate_leaves_only_the_no_call_answer_where_no_tool_fits():
+    """`toollearn serve --call-gate`: the shipped gate (the real MiniLM + LoRA) before a
+    recording engine; tool_choice auto only."""
+    from toollearn.agents.call_gate import make_gate
+    from toollearn.decoding.tool_calls import no_call_constraint
+    from toollearn.models import deer_gates
+
+    call = deer_gates()["call"]
+    engine = RecordingEngine()
+    config = ServerConfig(model_id="gated", call_gate=make_gate(call["gate"]),
+                          call_threshold=call["threshold"])  # fmt: skip
+    with BackgroundServer(engine, config) as s:
+        client = openai.OpenAI(base_url=s.url, api_key="none", max_retries=0)
+
+        def ask_gated(content, **kw):
+            return client.chat.completions.create(
+                model="gated", messages=[{"role": "user", "content": content}],
+                tools=[WEATHER, TIME], **kw)  # fmt: skip
+
+        answer = ask_gated("Write a short poem about the sea.")
+        assert answer.choices[0].message.content == "no tool for that"
+        assert engine.constraints[-1].grammar == no_call_constraint().grammar
+        ask_gated("What is the weather in Oslo right now?")
+        assert "get_weather" in engine.constraints[-1].grammar  # the tools, as without a gate
+        ask_gated("Write a short poem about the sea.", tool_choice="required")
+        assert "get_time" in engine.constraints[-1].grammar  # required: the gate is not asked
+        with urllib.request.urlopen(s.url.removesuffix("/v1") + "/health") as response:
+            assert json.loads(response.read())["gate_declined"] == 1

@@ -47,6 +47,10 @@ def register(subparsers: Any) -> None:
     p.add_argument("--docs", choices=("json", "compact"), default="json",
                    help="how prompts list the tools: as the model was trained (an adapter from "
                    "`toollearn tune --docs compact` needs compact)")  # fmt: skip
+    p.add_argument("--call-gate", action="store_true",
+                   help="tool_choice auto: the shipped DEER call gate first; where no request "
+                   "tool is close enough to the user's turn, the model may only answer "
+                   "without calls (default: the model decides)")  # fmt: skip
     p.set_defaults(func=run_serve)
 
 
@@ -85,9 +89,17 @@ def run_serve(args: argparse.Namespace) -> int:
 
     spec = args.engine or engine_spec(args.model, args.adapter)
     engine = load_engine_spec(spec, args.threads, **llama_flags(args))
+    gate = {}
+    if args.call_gate:
+        from toollearn.agents.call_gate import make_gate
+        from toollearn.models import deer_gates
+
+        call = deer_gates()["call"]
+        gate = {"call_gate": make_gate(call["gate"], engine, args.threads),
+                "call_threshold": call["threshold"]}  # fmt: skip
     config = ServerConfig(model_id=args.model_id or default_model_id(args.model, args.adapter),
                           max_queue=args.max_queue, timeout=args.timeout,
-                          max_tokens=args.max_tokens, docs=args.docs)  # fmt: skip
+                          max_tokens=args.max_tokens, docs=args.docs, **gate)  # fmt: skip
     print(f"serving {config.model_id} ({getattr(engine, 'name', spec)}) on "
           f"http://{args.host}:{args.port}/v1", flush=True)  # fmt: skip
     serve(engine, config, args.host, args.port)

@@ -7,7 +7,10 @@ are admitted (running + waiting) and the rest get a 503 at once; a request not a
 `timeout` seconds gets a 504 (its generation still finishes in the worker and frees its slot,
 so the bound is real load). Plain-text answers stream token by token where the engine can
 (`stream_text`: the llama engine); a call list streams as one `tool_calls` delta once the
-grammar has closed it.
+grammar has closed it. With a call gate (`toollearn serve --call-gate`: DEER's shipped gate),
+a tool_choice "auto" request whose last turn is the user's is first scored against its tools,
+and where none is close enough the model may only answer without calls (`/health` counts
+them as `gate_declined`); without it the model decides, as OpenAI's "auto" means.
 """
 
 from __future__ import annotations
@@ -19,13 +22,14 @@ import time
 import uuid
 from collections.abc import AsyncIterator
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, StreamingResponse
 
+from toollearn.decoding.tool_calls import no_call_constraint
 from toollearn.serve.chat import ChatJob, RequestError, chat_response, chunk, parse_request
 
 DONE = object()
@@ -40,6 +44,8 @@ class ServerConfig:
     timeout: float = 120.0
     max_tokens: int = 1024
     docs: str = "json"  # tool listing style of the prompts: json | compact
+    call_gate: Any = None  # with call_threshold: tool_choice auto asks the gate first
+    call_threshold: float | None = None
 
 
 class Worker:
@@ -50,7 +56,19 @@ class Worker:
         self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="engine")
         self.pending = 0
         self.lock = threading.Lock()
-        self.served = self.rejected = self.timed_out = 0
+        self.served = self.rejected = self.timed_out = self.gate_declined = 0
+
+    def gated(self, job: ChatJob) -> ChatJob:
+        """The job with only the no-call answer left when the call gate finds no request tool
+        close enough to the user's turn (tool_choice auto; `ServerConfig.call_gate`)."""
+        gate, threshold = self.config.call_gate, self.config.call_threshold
+        if gate is None or not job.gate_query:
+            return job
+        if gate.score(job.gate_query, job.tools, [])["nocall_margin"] <= threshold:
+            return job
+        with self.lock:
+            self.gate_declined += 1
+        return replace(job, constraint=no_call_constraint())
 
     def admit(self) -> None:
         with self.lock:
@@ -81,6 +99,7 @@ class Worker:
         """Run in the worker thread: one completion."""
         try:
             self.check_context(job)
+            job = self.gated(job)
             return self.engine.complete([job.messages], max_tokens=job.max_tokens,
                                         stop=job.stop, temperature=job.temperature,
                                         top_p=job.top_p, seed=job.seed,
@@ -130,7 +149,8 @@ def create_app(engine: Any, config: ServerConfig | None = None) -> FastAPI:
     @app.get("/health")
     async def health() -> dict[str, Any]:
         return {"status": "ok", "pending": worker.pending, "served": worker.served,
-                "rejected": worker.rejected, "timed_out": worker.timed_out}  # fmt: skip
+                "rejected": worker.rejected, "timed_out": worker.timed_out,
+                "gate_declined": worker.gate_declined}  # fmt: skip
 
     @app.get("/v1/models")
     async def models() -> dict[str, Any]:

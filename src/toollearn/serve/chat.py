@@ -7,7 +7,9 @@ asks for: auto = a call list over the request's tools or `[]` plus a reply; requ
 least one call; a named function = calls to that function only; none = plain chat. Every
 problem with a request is a `RequestError` naming the parameter (an HTTP 400 in OpenAI's error
 shape). `chat_response` turns the model's text back into an OpenAI message with `tool_calls`.
-No model output is ever executed or evaluated here: it is parsed as JSON data.
+`gate_query` is the user turn a call gate reads (tool_choice auto, the user's turn last; the
+server's `--call-gate`). No model output is ever executed or evaluated here: it is parsed as
+JSON data.
 """
 
 from __future__ import annotations
@@ -57,6 +59,7 @@ class ChatJob:
     stop: tuple[str, ...] = ()
     stream: bool = False
     include_usage: bool = False
+    gate_query: str | None = None  # tool_choice auto, the last turn the user's: a gate may decline
 
     @property
     def calls_tools(self) -> bool:
@@ -218,6 +221,8 @@ def parse_request(body: Any, model_id: str, max_tokens_cap: int, docs: str = "js
     if not isinstance(stop, list | tuple) or not all(isinstance(s, str) for s in stop):
         raise RequestError("stop must be a string or a list of strings", "stop")
     options = body.get("stream_options") or {}
+    auto = shown and body.get("tool_choice") in (None, "auto")
+    last = messages[-1] if messages else None
     return ChatJob(
         model=model_id,
         messages=[*head, *messages],
@@ -230,6 +235,7 @@ def parse_request(body: Any, model_id: str, max_tokens_cap: int, docs: str = "js
         stop=() if shown else tuple(stop),  # call lists end by the grammar, not stop strings
         stream=bool(body.get("stream", False)),
         include_usage=bool(isinstance(options, dict) and options.get("include_usage")),
+        gate_query=last.content if auto and last is not None and last.role == "user" else None,
     )
 
 
