@@ -59,14 +59,14 @@ def main() -> None:
     ap.add_argument("--threads", type=int, default=1)
     args = ap.parse_args()
     from toollearn.agents import ToolCallsAgent
-    from toollearn.agents.call_gate import make_gate
+    from toollearn.agents.call_gate import shipped_call_gate
     from toollearn.cli.common import load_engine_spec
     from toollearn.data.seal_tools import load_split, load_tools
     from toollearn.formats.answers import tool_calls
     from toollearn.models import deer_gates
 
     call = deer_gates()["call"]
-    gate, threshold = make_gate(call["gate"], None, args.threads), call["threshold"]
+    gate, threshold = shipped_call_gate(None, args.threads)
     agent = ToolCallsAgent(load_engine_spec("tuned", args.threads), execute=False)
     rng = random.Random(0)
     pairs = []  # (kind, query set, tool set name, query, tools)

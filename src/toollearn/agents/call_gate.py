@@ -109,6 +109,15 @@ class RerankGate:
         return {"gate": self.name, "encoder": self.reranker.model_id}
 
 
+def shipped_call_gate(engine: Any = None, threads: int | None = 1) -> tuple[CallGate, float]:
+    """The call gate toollearn ships for DEER's Call/NoCall decision and its threshold
+    (`toollearn.models.deer_gates()`: the MiniLM with the `deer-call-gate` LoRA adapter)."""
+    from toollearn.models import deer_gates
+
+    call = deer_gates()["call"]
+    return make_gate(call["gate"], engine, threads), call["threshold"]
+
+
 def make_gate(spec: str, engine: Any = None, threads: int | None = 1) -> CallGate:
     """`model`, `similarity`, `similarity:MODEL_DIR` (a fine-tuned MiniLM) or
     `rerank:MODEL_DIR` (a cross-encoder, `toollearn retrieve train-reranker`)."""

@@ -116,8 +116,9 @@ class DecisionAgent:
     @classmethod
     def gated(cls, engine: Any, env: Environment | None = None, *, threads: int | None = 1,
               **options: Any) -> DecisionAgent:  # fmt: skip
-        """The agent with the gates toollearn ships (`toollearn.models.deer_gates()`:
-        thresholds calibrated on held-out training branches): the call gate decides Call/NoCall
+        """The agent with the gates toollearn ships (`toollearn.models.deer_gates()`: the call
+        threshold picked on ToolDEER valid, a search gate's on held-out training branches): the
+        call gate decides Call/NoCall
         and the tool, the model writes the arguments (and decides Search unless the settings
         name a search gate). `options` as for the constructor."""
         from toollearn.agents.call_gate import make_gate

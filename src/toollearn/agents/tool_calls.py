@@ -64,12 +64,10 @@ class ToolCallsAgent:
               **options: Any) -> ToolCallsAgent:  # fmt: skip
         """The agent with the DEER call gate toollearn ships (`toollearn.models.deer_gates()`:
         a MiniLM with a LoRA adapter and its threshold) deciding whether a shown tool fits."""
-        from toollearn.agents.call_gate import make_gate
-        from toollearn.models import deer_gates
+        from toollearn.agents.call_gate import shipped_call_gate
 
-        call = deer_gates()["call"]
-        return cls(engine, env, call_gate=make_gate(call["gate"], engine, threads),
-                   call_threshold=call["threshold"], **options)  # fmt: skip
+        gate, threshold = shipped_call_gate(engine, threads)
+        return cls(engine, env, call_gate=gate, call_threshold=threshold, **options)
 
     def config(self) -> dict[str, Any]:
         out = {"agent": self.name, "engine": engine_label(self.engine),

@@ -324,9 +324,10 @@ def run_call(args: argparse.Namespace) -> int:
     trace = agent.run(args.query, tools)
     gate = next((s for s in trace.steps if s.role == "gate"), None)
     if gate is not None and gate.content == "no call":
+        sim = gate.data.get("max_similarity")
+        why = f"similarity {sim} < {-gate.data['threshold']}" if sim is not None else gate.detail
         print(f"# the call gate declines: no listed tool is close enough (closest "
-              f"{gate.data.get('closest_tool')}, similarity {gate.data.get('max_similarity')}"
-              f" < {-gate.data['threshold']})", file=sys.stderr)  # fmt: skip
+              f"{gate.data.get('closest_tool')}, {why})", file=sys.stderr)  # fmt: skip
     model_steps = [s for s in trace.steps if s.prompt is not None]
     if not model_steps or model_steps[-1].error is not None and not model_steps[-1].content:
         detail = trace.errors[-1].detail if trace.errors else "no answer"

@@ -91,12 +91,9 @@ def run_serve(args: argparse.Namespace) -> int:
     engine = load_engine_spec(spec, args.threads, **llama_flags(args))
     gate = {}
     if args.call_gate:
-        from toollearn.agents.call_gate import make_gate
-        from toollearn.models import deer_gates
+        from toollearn.agents.call_gate import shipped_call_gate
 
-        call = deer_gates()["call"]
-        gate = {"call_gate": make_gate(call["gate"], engine, args.threads),
-                "call_threshold": call["threshold"]}  # fmt: skip
+        gate = dict(zip(("call_gate", "call_threshold"), shipped_call_gate(engine, args.threads)))
     config = ServerConfig(model_id=args.model_id or default_model_id(args.model, args.adapter),
                           max_queue=args.max_queue, timeout=args.timeout,
                           max_tokens=args.max_tokens, docs=args.docs, **gate)  # fmt: skip
