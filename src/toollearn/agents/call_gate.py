@@ -109,6 +109,15 @@ class RerankGate:
         return {"gate": self.name, "encoder": self.reranker.model_id}
 
 
+def gate_declines(
+    gate: CallGate, threshold: float, query: str, pool: Sequence[Tool]
+) -> tuple[bool, dict]:
+    """(whether the gate declines: its NoCall margin for the query's first turn is above the
+    threshold, and its score)."""
+    score = gate.score(query, pool, [])
+    return score["nocall_margin"] > threshold, score
+
+
 def shipped_call_gate(engine: Any = None, threads: int | None = 1) -> tuple[CallGate, float]:
     """The call gate toollearn ships for DEER's Call/NoCall decision and its threshold
     (`toollearn.models.deer_gates()`: the MiniLM with the `deer-call-gate` LoRA adapter)."""

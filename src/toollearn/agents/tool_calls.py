@@ -78,10 +78,11 @@ class ToolCallsAgent:
 
     def _gate_declines(self, rec: Any, query: str, shown: Sequence[Tool]) -> bool:
         """Whether the call gate finds no shown tool that fits (recorded as a `gate` step)."""
+        from toollearn.agents.call_gate import gate_declines
+
         if self.call_gate is None or not shown:
             return False
-        score = self.call_gate.score(query, shown, [])
-        declines = score["nocall_margin"] > self.call_threshold
+        declines, score = gate_declines(self.call_gate, self.call_threshold, query, shown)
         detail = (f"NoCall margin {score['nocall_margin']} "
                   f"{'>' if declines else '<='} threshold {self.call_threshold}")  # fmt: skip
         rec.add(Step("gate", "decision", "no call" if declines else "call", detail=detail,

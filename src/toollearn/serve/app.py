@@ -61,10 +61,12 @@ class Worker:
     def gated(self, job: ChatJob) -> ChatJob:
         """The job with only the no-call answer left when the call gate finds no request tool
         close enough to the user's turn (tool_choice auto; `ServerConfig.call_gate`)."""
+        from toollearn.agents.call_gate import gate_declines
+
         gate, threshold = self.config.call_gate, self.config.call_threshold
         if gate is None or not job.gate_query:
             return job
-        if gate.score(job.gate_query, job.tools, [])["nocall_margin"] <= threshold:
+        if not gate_declines(gate, threshold, job.gate_query, job.tools)[0]:
             return job
         with self.lock:
             self.gate_declined += 1
