@@ -4,7 +4,8 @@ Prompt = [system prompt] + the API docs retrieved for the goal (BM25 over the ap
 + k demonstrations retrieved for the goal (BM25 over the demo pool) + "Task: <goal>\nAction:\n",
 laid out like ToolBench's `RagGenerator` and rendered only by
 `toollearn.formats.answers.programs`. With `constrained=True` the engine decodes under the
-app's program grammar (`toollearn.apps.grammar`).
+app's program grammar (`toollearn.apps.grammar`). With `check_bounds=True` each program's bound
+calls are turned to the side the goal's wording states (`toollearn.apps.bounds`).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from toollearn.apps.base import App
+from toollearn.apps.bounds import check_bounds
 from toollearn.core.types import Example, Message, Tool
 from toollearn.engines.base import Completion, Engine
 from toollearn.formats.answers import programs
@@ -42,13 +44,16 @@ class GeneratorConfig:
     chat: bool = False  # send as chat messages (system + user) instead of raw text
     max_tokens: int = 200
     grammar_order: str = "app"  # constrained: the other calls in the app's order, "any", "typed"
+    check_bounds: bool = False  # turn bound calls to the side the goal states (apps.bounds)
 
     def to_dict(self) -> dict[str, Any]:
-        """The fields; `grammar_order` only when it is not the default (so the run configs
-        written before it existed still match)."""
+        """The fields; `grammar_order` and `check_bounds` only when they are not the defaults
+        (so the run configs written before they existed still match)."""
         out = asdict(self)
         if out["grammar_order"] == "app":
             del out["grammar_order"]
+        if not out["check_bounds"]:
+            del out["check_bounds"]
         return out
 
 
@@ -68,7 +73,9 @@ def render_demo(example: Example) -> str:
 
 @dataclass(frozen=True)
 class Generation:
-    """One generated program with the prompt it came from and the demos shown."""
+    """One generated program with the prompt it came from and the demos shown. `text` is the
+    program that runs: the model's, its bound calls checked when the config asks
+    (`bound_changes` lists what the check changed; `completion.text` keeps the model's)."""
 
     goal: str
     prompt: str
@@ -76,6 +83,7 @@ class Generation:
     demo_ids: tuple[str, ...]
     api_names: tuple[str, ...]
     completion: Completion
+    bound_changes: tuple[dict[str, str], ...] = ()
 
 
 class ActionGenerator:
@@ -156,15 +164,12 @@ class ActionGenerator:
                 if isinstance(prompt, str)
                 else "\n\n".join(f"[{m.role}]\n{m.content}" for m in prompt)
             )
+            program, changes = comp.text, []
+            if self.config.check_bounds:
+                program, changes = check_bounds(comp.text, goal, self.app)
+            ids, names = tuple(d.id for d in demos), tuple(t.name for t in apis)
             out.append(
-                Generation(
-                    goal,
-                    shown,
-                    comp.text.strip(),
-                    tuple(d.id for d in demos),
-                    tuple(t.name for t in apis),
-                    comp,
-                )
+                Generation(goal, shown, program.strip(), ids, names, comp, tuple(changes))
             )
         return out
 

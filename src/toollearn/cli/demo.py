@@ -228,21 +228,25 @@ def apps_demo(args: argparse.Namespace, engines: dict[str, Any]) -> None:
     if set(engines) == {"base", "tuned"}:
         apps = load_engines({APPS_ENGINE: APPS_ENGINE}, args.threads, **llama_flags(args))
         engines = {"base": engines["base"], **apps}
-    print("\nThe apps (system prompt + 3 demos; the program is executed and judged):")
+    print("\nThe apps (system prompt + 3 demos, bound calls checked against the goal; the program "
+          "is executed and judged):")  # fmt: skip
     for app in ("home-search", "trip-booking"):
         cls, goal, demos = app_class(app), load_tests(app)[0], load_demos(app)
-        config = app_config(app, "system+demos")
+        config = app_config(app, "system+demos", check_bounds=True)
         print(f"[{app}] {goal.query}")
         for label, engine in engines.items():
             generator = ActionGenerator(cls, engine, demos, config)
             gen = generator.generate([goal.query])[0]
-            judged = score_program(gen.completion.text, [goal.metadata["program"]], cls)
+            judged = score_program(gen.text, [goal.metadata["program"]], cls)
             verdict = "success" if judged["success"] else (
                 f"criteria F1 {100 * judged['f1']:.0f}" if judged["executable"]
                 else f"not executable: {judged['error']}")  # fmt: skip
             program = "; ".join(line.strip() for line in gen.text.splitlines() if line.strip())
             shown = program if len(program) <= 240 else program[:240] + "..."
             print(f"  {label or engine.name:<18}: {shown}\n  {'':<18}  -> {verdict}")
+            for change in gen.bound_changes:
+                was = f"{change['from']} -> " if change["from"] else "added "
+                print(f"  {'':<18}  (bound check: {was}{change['to']}, goal: {change['reason']!r})")
     print("Whole test sets: toollearn eval apps-table --configs system+demos --out runs/NAME")
 
 

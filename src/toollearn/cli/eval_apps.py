@@ -1,4 +1,5 @@
-"""`toollearn eval home-search|trip-booking|apps-table`: execution-judged app benchmarks."""
+"""`toollearn eval home-search|trip-booking|apps-table|apps-bounds`: execution-judged app
+benchmarks, and the bound check applied to a finished run."""
 
 from __future__ import annotations
 
@@ -36,6 +37,13 @@ def _common(p: argparse.ArgumentParser) -> None:
         help="constrained configuration: the API calls after the first ones in the app's "
         "order (default), in any order (as many calls as there are such functions), or "
         "typed: any order, only the calls the booking type takes and all it requires",
+    )
+    p.add_argument(
+        "--check-bounds",
+        action="store_true",
+        help="turn each program's min/max calls to the side the goal's wording states "
+        "('under $900,000' -> set_max_price; '$1,000 to $2,000' -> both ends), recording the "
+        "model's program as unchecked_output (toollearn.apps.bounds)",
     )
 
 
@@ -75,6 +83,16 @@ def register_eval(eval_sub: Any) -> None:
     )
     _common(p)
     p.set_defaults(func=run_table_cmd)
+    p = eval_sub.add_parser(
+        "apps-bounds",
+        help="no model: a finished app run with its programs' bound calls checked",
+        description="Write OUT: RUN (a home-search or trip-booking run directory) with every "
+        "program's min/max calls turned to the side its goal states, as --check-bounds would "
+        "have written it from the same model outputs, and scored.",
+    )
+    p.add_argument("--run", required=True, help="a finished app run directory")
+    p.add_argument("--out", required=True, help="the checked run's directory")
+    p.set_defaults(func=bounds_cmd)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -85,11 +103,13 @@ def run(args: argparse.Namespace) -> int:
     if args.all_configs:
         table = run_table(engine, args.out, (args.app,), limit=args.limit,
                           batch_size=args.batch_size, chat=args.chat,
-                          grammar_order=args.grammar_order)  # fmt: skip
+                          grammar_order=args.grammar_order,
+                          check_bounds=args.check_bounds)  # fmt: skip
         print(table)
         return 0
     scores = run_app(args.app, args.config, engine, args.out, args.limit, args.batch_size,
-                     chat=args.chat, grammar_order=args.grammar_order)  # fmt: skip
+                     chat=args.chat, grammar_order=args.grammar_order,
+                     check_bounds=args.check_bounds)  # fmt: skip
     print(json.dumps(scores, indent=2))
     return 0
 
@@ -116,6 +136,16 @@ def run_table_cmd(args: argparse.Namespace) -> int:
         args.batch_size,
         chat=args.chat,
         grammar_order=args.grammar_order,
+        check_bounds=args.check_bounds,
     )
     print(table)
+    return 0
+
+
+def bounds_cmd(args: argparse.Namespace) -> int:
+    """A finished run's programs with their bound calls checked, scored (no model)."""
+    from toollearn.evaluation.runners.apps import check_run
+
+    scores = check_run(args.run, args.out)
+    print(json.dumps(scores, indent=2))
     return 0

@@ -11,12 +11,14 @@ configuration of both apps and renders the results table next to the paper's Tab
 from __future__ import annotations
 
 import json
+import shutil
 import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from toollearn.apps.base import App
+from toollearn.apps.bounds import check_bounds
 from toollearn.apps.datasets import app_class, load_demos, load_tests
 from toollearn.apps.generator import CONFIGS, ActionGenerator, GeneratorConfig
 from toollearn.apps.program import program_names
@@ -61,19 +63,24 @@ MAX_TOKENS = {"home-search": 128, "trip-booking": 300}
 
 
 def app_config(
-    app: str, config: str | GeneratorConfig, chat: bool = False, grammar_order: str = "app"
+    app: str,
+    config: str | GeneratorConfig,
+    chat: bool = False,
+    grammar_order: str = "app",
+    check_bounds: bool = False,
 ) -> GeneratorConfig:
     """A named configuration (or a given one) with the app's token budget. `chat` sends the
     prompt as chat messages (system + user), the way `datagen apps` renders its training
     samples; the named configurations send raw text, as ToolBench prompts a base model.
     `grammar_order` ("app", "any" or "typed") is the constrained configuration's call order
-    (`apps.grammar.program_grammar`)."""
+    (`apps.grammar.program_grammar`); `check_bounds` checks each program's bound calls
+    against the goal (`apps.bounds`)."""
     if isinstance(config, GeneratorConfig):
         return config
     if config not in CONFIGS:
         raise ValueError(f"unknown config {config!r}; use one of {', '.join(CONFIGS)}")
     base = CONFIGS[config].to_dict()
-    base["chat"], base["grammar_order"] = chat, grammar_order
+    base["chat"], base["grammar_order"], base["check_bounds"] = chat, grammar_order, check_bounds
     base["max_tokens"] = MAX_TOKENS.get(app, base["max_tokens"])
     if base["constrained"]:  # the grammar bounds the program; let it reach search()
         base["max_tokens"] *= 2
@@ -123,6 +130,43 @@ def rescore_run(run_dir: str | Path) -> dict[str, Any]:
     return score_records(read_records(run_dir / "predictions.jsonl"), config["app"])
 
 
+def check_run(run_dir: str | Path, out_dir: str | Path) -> dict[str, Any]:
+    """No model: write OUT, the run RUN with every program's bound calls checked against its
+    goal (`apps.bounds.check_bounds`), as `run_app` with `check_bounds` would have written it
+    from the same model outputs (`unchecked_output`, `bound_changes`), and score it."""
+    src, out = Path(run_dir), Path(out_dir)
+    if src.resolve() == out.resolve():
+        raise DataError("write the checked run to another directory", str(out))
+    if not (src / "config.json").is_file():
+        raise DataError(f"{src} is not a run directory (no config.json)")
+    config = json.loads((src / "config.json").read_text(encoding="utf-8"))
+    if config["generator"].get("check_bounds"):
+        raise DataError("this run's bound calls were checked already", str(src))
+    cls = app_class(config["app"])
+    config["generator"]["check_bounds"] = True
+    config["checked_from"] = str(src)
+    writer = RunWriter(out, config, log_session=False)
+    done = writer.done_ids()
+    if not writer.sessions_path.exists() and (src / "sessions.jsonl").is_file():
+        shutil.copyfile(src / "sessions.jsonl", writer.sessions_path)
+    records = read_records(src / "predictions.jsonl")
+    for rec in records:
+        if rec["id"] in done:
+            continue
+        model_output = _program_text(rec)
+        output, changes = check_bounds(model_output, rec["goal"], cls)
+        checked = {**rec, "output": output, "unchecked_output": model_output}
+        checked["bound_changes"] = changes
+        checked.update(score_program(output, [rec["label"]], cls))
+        writer.append(checked)
+    ids = {r["id"] for r in records}
+    scores = score_records([r for r in writer.records() if r["id"] in ids], config["app"])
+    changed = sum(bool(r["bound_changes"]) for r in writer.records() if r["id"] in ids)
+    extra = {"paper_complexity": PAPER_COMPLEXITY.get(config["app"]), "bound_checked": changed}
+    writer.write_scores(scores, extra=extra)
+    return scores
+
+
 def run_app(
     app: str,
     config: str | GeneratorConfig,
@@ -133,11 +177,12 @@ def run_app(
     *,
     chat: bool = False,
     grammar_order: str = "app",
+    check_bounds: bool = False,
 ) -> dict[str, Any]:
     """Evaluate one app under one configuration (`app_config`: chat messages with `chat`, the
-    grammar's call order); resumes an interrupted run in `out_dir`."""
+    grammar's call order, bound calls checked); resumes an interrupted run in `out_dir`."""
     cls = app_class(app)
-    cfg = app_config(app, config, chat, grammar_order)
+    cfg = app_config(app, config, chat, grammar_order, check_bounds)
     demos, tests = load_demos(app), load_tests(app)
     if limit is not None:
         tests = tests[:limit]
@@ -153,9 +198,13 @@ def run_app(
     batches = [todo[i : i + batch_size] for i in range(0, len(todo), batch_size)]
     for batch in progress(batches, total=len(batches), desc=f"{app} {name}"):
         for example, gen in zip(batch, generator.generate([e.query for e in batch])):
-            scored = score_program(gen.completion.text, [example.metadata["program"]], cls)
+            output = gen.text if cfg.check_bounds else gen.completion.text
+            scored = score_program(output, [example.metadata["program"]], cls)
             record = {"id": example.id, "goal": example.query, "prediction": gen.text}
-            record["output"] = gen.completion.text
+            record["output"] = output
+            if cfg.check_bounds:
+                record["unchecked_output"] = gen.completion.text
+                record["bound_changes"] = list(gen.bound_changes)
             record.update(scored)
             record.update(
                 label=example.metadata["program"],
@@ -182,6 +231,7 @@ def run_table(
     *,
     chat: bool = False,
     grammar_order: str = "app",
+    check_bounds: bool = False,
 ) -> str:
     """Every (app, config) run under out_dir/<app>/<config>; returns the Markdown table."""
     results: dict[tuple[str, str], dict[str, Any]] = {}
@@ -189,8 +239,9 @@ def run_table(
         for config in configs:
             sub = Path(out_dir) / app / config
             results[(app, config)] = run_app(
-                app, config, engine, sub, limit, batch_size, chat=chat, grammar_order=grammar_order
-            )
+                app, config, engine, sub, limit, batch_size, chat=chat,
+                grammar_order=grammar_order, check_bounds=check_bounds,
+            )  # fmt: skip
     table = results_table(results, engine.name, apps, configs)
     (Path(out_dir) / "table.md").write_text(table, encoding="utf-8")
     return table

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# The bound check (toollearn.apps.bounds) on the apps adapters' finished test runs, no model:
+# each program's min/max calls turned to the side its goal states, executed and judged again
+# (`toollearn eval apps-bounds`), compared with the model's own programs; and the check on
+# label programs (validate.md: right programs left alone, broken ones restored).
+# apps-135m-v4 is the shipped adapter; v5 is the twice-the-data run (its adapter is being
+# trained again).
+set -euo pipefail
+source .venv/bin/activate
+OUT=results/apps-bounds
+python "$OUT/validate.py" > "$OUT/validate.md"
+for v in v4 v5; do
+  for run in home-search/system+demos trip-booking/system+demos trip-booking/typed; do
+    src=results/eval-apps-135m-$v/$run
+    dst=$OUT/$v/$run
+    rm -rf "$dst"
+    toollearn eval apps-bounds --run "$src" --out "$dst" > /dev/null
+  done
+  for app in home-search trip-booking; do
+    runs=("results/eval-apps-135m-$v/$app/system+demos" "$OUT/$v/$app/system+demos")
+    labels=(--label "apps-135m-$v, free (model alone)" --label "the same, bound calls checked")
+    if [ "$app" = trip-booking ]; then
+      runs+=("results/eval-apps-135m-$v/$app/typed" "$OUT/$v/$app/typed")
+      labels+=(--label "typed grammar (model alone)" --label "typed grammar, bound calls checked")
+    fi
+    toollearn report compare "${runs[@]}" "${labels[@]}" --out "$OUT/$v/$app/compare.md" \
+      --json "$OUT/$v/$app/compare.json" > /dev/null
+  done
+done
+python results/apps-errors/criteria_errors.py results/eval-apps-135m-v4/*/system+demos \
+  "$OUT"/v4/*/system+demos results/eval-apps-135m-v5/*/system+demos "$OUT"/v5/*/system+demos \
+  results/eval-apps-135m-v5/trip-booking/typed "$OUT"/v5/trip-booking/typed \
+  > "$OUT/criteria_errors.md"
