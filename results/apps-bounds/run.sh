@@ -16,16 +16,19 @@ for v in v4 v5; do
     rm -rf "$dst"
     toollearn eval apps-bounds --run "$src" --out "$dst" > /dev/null
   done
-  for app in home-search trip-booking; do
-    runs=("results/eval-apps-135m-$v/$app/system+demos" "$OUT/$v/$app/system+demos")
-    labels=(--label "apps-135m-$v, free (model alone)" --label "the same, bound calls checked")
-    if [ "$app" = trip-booking ]; then
-      runs+=("results/eval-apps-135m-$v/$app/typed" "$OUT/$v/$app/typed")
-      labels+=(--label "typed grammar (model alone)" --label "typed grammar, bound calls checked")
-    fi
-    toollearn report compare "${runs[@]}" "${labels[@]}" --out "$OUT/$v/$app/compare.md" \
-      --json "$OUT/$v/$app/compare.json" > /dev/null
+  for app in home-search trip-booking; do  # compare.md in each checked run's folder
+    toollearn report compare results/apps-table/$app/system+demos \
+      "results/eval-apps-135m-$v/$app/system+demos" "$OUT/$v/$app/system+demos" \
+      --label "base (zero-shot)" --label "apps-135m-$v, free (model alone)" \
+      --label "apps-135m-$v, free, bound calls checked" \
+      --out "$OUT/$v/$app/system+demos/compare.md" \
+      --json "$OUT/$v/$app/system+demos/compare.json" > /dev/null
   done
+  toollearn report compare "results/eval-apps-135m-$v/trip-booking/typed" \
+    "$OUT/$v/trip-booking/typed" --label "apps-135m-$v, typed grammar (model alone)" \
+    --label "apps-135m-$v, typed grammar, bound calls checked" \
+    --out "$OUT/$v/trip-booking/typed/compare.md" \
+    --json "$OUT/$v/trip-booking/typed/compare.json" > /dev/null
 done
 python results/apps-errors/criteria_errors.py results/eval-apps-135m-v4/*/system+demos \
   "$OUT"/v4/*/system+demos results/eval-apps-135m-v5/*/system+demos "$OUT"/v5/*/system+demos \

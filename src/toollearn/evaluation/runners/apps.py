@@ -163,6 +163,9 @@ def check_run(run_dir: str | Path, out_dir: str | Path) -> dict[str, Any]:
     scores = score_records([r for r in writer.records() if r["id"] in ids], config["app"])
     changed = sum(bool(r["bound_changes"]) for r in writer.records() if r["id"] in ids)
     extra = {"paper_complexity": PAPER_COMPLEXITY.get(config["app"]), "bound_checked": changed}
+    source_scores = src / "scores.json"
+    if source_scores.is_file():  # the generation's time: the check itself takes milliseconds
+        extra["timing"] = json.loads(source_scores.read_text(encoding="utf-8")).get("timing")
     writer.write_scores(scores, extra=extra)
     return scores
 
