@@ -62,7 +62,10 @@ def test_a_bound_on_the_wrong_side_moves_to_its_counterpart() -> None:
 
 def test_a_range_gets_both_ends_on_their_setters() -> None:
     goal = "Rent something in Austin with 1 balcony for $1,000 to $2,000 a month."
-    program = 'API.set_location("Austin")\nAPI.set_buy_or_rent("rent")\nAPI.set_max_price(1000)\nAPI.search()'
+    program = (
+        'API.set_location("Austin")\nAPI.set_buy_or_rent("rent")\nAPI.set_max_price(1000)\n'
+        "API.search()"
+    )
     checked, changes = check_bounds(program, goal, HomeSearchApp)
     assert checked.splitlines()[2:4] == ["API.set_min_price(1000)", "API.set_max_price(2000)"]
     assert [c["to"] for c in changes] == ["set_min_price(1000)", "set_max_price(2000)"]
@@ -94,8 +97,10 @@ def test_right_programs_stay_as_they_are(app) -> None:
 
 
 def _swapped(label: str) -> str:
-    return label.replace("set_max_", "set_tmp_").replace("set_min_", "set_max_").replace(
-        "set_tmp_", "set_min_"
+    return (
+        label.replace("set_max_", "set_tmp_")
+        .replace("set_min_", "set_max_")
+        .replace("set_tmp_", "set_min_")
     )
 
 

@@ -78,41 +78,56 @@ def _money(match: re.Match[str]) -> bool:
     return match.group(0).startswith("$")
 
 
+def _range_end(text: str, m: re.Match[str], nxt: re.Match[str] | None, words: str) -> bool:
+    """Whether `m` opens a range that `nxt` closes: "X to Y", "X-Y", "between X and Y",
+    with X < Y."""
+    if nxt is None:
+        return False
+    join = _RANGE_JOIN.fullmatch(text[m.end() : nxt.start(1)])
+    if join is None or (join.group(1) == "and" and not words.endswith("between")):
+        return False
+    return _value(m) < _value(nxt)
+
+
+def _cue(words: str, after: str) -> tuple[str | None, str]:
+    """(side, cue) from the words before a number (a cue followed only by filler words) or,
+    failing that, the words after it (past its unit)."""
+    cues = [c for c in _CUE_BEFORE.finditer(words) if _FILLER.fullmatch(words[c.end() :])]
+    if cues:
+        return ("max" if cues[-1].group("max") else "min"), cues[-1].group(0) + " "
+    cue = _CUE_AFTER.match(after)
+    if cue is None:
+        return None, ""
+    return ("max" if cue.group("max") else "min"), cue.group(0)
+
+
 def goal_mentions(goal: str) -> list[Mention]:
     """Every number in the goal with the side its wording bounds (see the module doc)."""
     text = goal.lower()
     matches = list(_NUMBER.finditer(text))
-    out: list[Mention | None] = [None] * len(matches)
+    out: list[Mention] = []
+    skip = False
     for i, m in enumerate(matches):
-        if out[i] is not None:  # the high end of a range read with its low end
+        if skip:  # the high end of a range, read with its low end
+            skip = False
             continue
         start = matches[i - 1].end() if i else 0
-        before = text[start : m.start()]
-        before = _PHRASE_END.split(before)[-1]
+        before = _PHRASE_END.split(text[start : m.start()])[-1]
         words = " ".join(before.replace("$", " ").split()[-4:])
         nxt = matches[i + 1] if i + 1 < len(matches) else None
-        join = _RANGE_JOIN.fullmatch(text[m.end() : nxt.start(1)]) if nxt else None
-        if nxt is not None and join:
-            if join.group(1) != "and" or words.endswith("between"):
-                low, high = _value(m), _value(nxt)
-                if low < high:
-                    phrase = text[m.start() : nxt.end()]
-                    out[i] = Mention(low, "min", phrase, _money(m), high)
-                    out[i + 1] = Mention(high, "max", phrase, _money(nxt), low)
-                    continue
-        if m.group(3):  # "1200+ square feet"
-            out[i] = Mention(_value(m), "min", m.group(0), _money(m))
-            continue
-        cues = [c for c in _CUE_BEFORE.finditer(words) if _FILLER.fullmatch(words[c.end() :])]
-        if cues:
-            side = "max" if cues[-1].group("max") else "min"
-            out[i] = Mention(_value(m), side, f"{cues[-1].group(0)} {m.group(0)}", _money(m))
-            continue
-        after = _PHRASE_END.split(text[m.end() : nxt.start() if nxt else len(text)])[0]
-        cue = _CUE_AFTER.match(after)
-        side = None if cue is None else ("max" if cue.group("max") else "min")
-        out[i] = Mention(_value(m), side, f"{m.group(0)}{cue.group(0)}" if cue else "", _money(m))
-    return [m for m in out if m is not None]
+        if _range_end(text, m, nxt, words):
+            phrase, low, high = text[m.start() : nxt.end()], _value(m), _value(nxt)
+            out.append(Mention(low, "min", phrase, _money(m), high))
+            out.append(Mention(high, "max", phrase, _money(nxt), low))
+            skip = True
+        elif m.group(3):  # "1200+ square feet"
+            out.append(Mention(_value(m), "min", m.group(0), _money(m)))
+        else:
+            after = _PHRASE_END.split(text[m.end() : nxt.start() if nxt else len(text)])[0]
+            side, cue = _cue(words, after)
+            shown = (cue + m.group(0) if cue.endswith(" ") else m.group(0) + cue) if side else ""
+            out.append(Mention(_value(m), side, shown, _money(m)))
+    return out
 
 
 def _side(fn: str) -> tuple[str, str] | None:
@@ -180,8 +195,11 @@ def check_bounds(program: str, goal: str, app: type[App]) -> tuple[str, list[dic
             called[st.fn] -= 1
             called[target] += 1
             changes.append(
-                {"from": f"{st.fn}({_literal(value)})", "to": f"{target}({_literal(value)})",
-                 "reason": mention.cue}  # fmt: skip
+                {
+                    "from": f"{st.fn}({_literal(value)})",
+                    "to": f"{target}({_literal(value)})",
+                    "reason": mention.cue,
+                }
             )
         other = counterpart if target == st.fn else st.fn
         if mention.other is not None and not called[other]:

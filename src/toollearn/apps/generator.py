@@ -168,9 +168,7 @@ class ActionGenerator:
             if self.config.check_bounds:
                 program, changes = check_bounds(comp.text, goal, self.app)
             ids, names = tuple(d.id for d in demos), tuple(t.name for t in apis)
-            out.append(
-                Generation(goal, shown, program.strip(), ids, names, comp, tuple(changes))
-            )
+            out.append(Generation(goal, shown, program.strip(), ids, names, comp, tuple(changes)))
         return out
 
 
