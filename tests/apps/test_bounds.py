@@ -47,6 +47,13 @@ def test_goal_mentions_read_the_side_each_number_bounds(goal, expected) -> None:
     assert sides(goal) == {float(k): v for k, v in expected.items()}
 
 
+def test_amounts_of_money_are_told_from_other_numbers() -> None:
+    money = {m.value: m.money for m in goal_mentions(
+        "Rent 2 rooms, 1,000 to 2,000 dollars a month, under 900 USD a night, 1500+ sq ft."
+    )}  # fmt: skip
+    assert money == {2: False, 1000: True, 2000: True, 900: True, 1500: False}
+
+
 def test_a_bound_on_the_wrong_side_moves_to_its_counterpart() -> None:
     goal = "I'd like to buy a home in Atlanta with 1 garage for under $900,000."
     program = (

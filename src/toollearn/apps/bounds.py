@@ -56,6 +56,7 @@ _CUE_AFTER = re.compile(
 _FILLER = re.compile(r"(?:\s+(?:a|an|the|of|price|priced|cost|costs|costing|rent|budget))*\s*$")
 _RANGE_JOIN = re.compile(r"\s*(to|-|–|and)\s*\$?")
 _PHRASE_END = re.compile(r"[,;:()!?]|\.(?!\d)")
+_DOLLARS = re.compile(r"\s*(?:dollars?|usd)\b")
 
 
 @dataclass(frozen=True)
@@ -74,8 +75,9 @@ def _value(match: re.Match[str]) -> float:
     return float(match.group(1).replace(",", "") + (match.group(2) or ""))
 
 
-def _money(match: re.Match[str]) -> bool:
-    return match.group(0).startswith("$")
+def _money(text: str, match: re.Match[str]) -> bool:
+    """An amount of money: "$900,000", "900000 dollars"."""
+    return match.group(0).startswith("$") or bool(_DOLLARS.match(text, match.end()))
 
 
 def _range_end(text: str, m: re.Match[str], nxt: re.Match[str] | None, words: str) -> bool:
@@ -117,16 +119,17 @@ def goal_mentions(goal: str) -> list[Mention]:
         nxt = matches[i + 1] if i + 1 < len(matches) else None
         if _range_end(text, m, nxt, words):
             phrase, low, high = text[m.start() : nxt.end()], _value(m), _value(nxt)
-            out.append(Mention(low, "min", phrase, _money(m), high))
-            out.append(Mention(high, "max", phrase, _money(nxt), low))
+            money = _money(text, m) or _money(text, nxt)  # "1,000 to 2,000 dollars"
+            out.append(Mention(low, "min", phrase, money, high))
+            out.append(Mention(high, "max", phrase, money, low))
             skip = True
         elif m.group(3):  # "1200+ square feet"
-            out.append(Mention(_value(m), "min", m.group(0), _money(m)))
+            out.append(Mention(_value(m), "min", m.group(0), _money(text, m)))
         else:
             after = _PHRASE_END.split(text[m.end() : nxt.start() if nxt else len(text)])[0]
             side, cue = _cue(words, after)
             shown = (cue + m.group(0) if cue.endswith(" ") else m.group(0) + cue) if side else ""
-            out.append(Mention(_value(m), side, shown, _money(m)))
+            out.append(Mention(_value(m), side, shown, _money(text, m)))
     return out
 
 

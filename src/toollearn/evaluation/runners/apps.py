@@ -155,7 +155,8 @@ def check_run(run_dir: str | Path, out_dir: str | Path) -> dict[str, Any]:
             continue
         model_output = _program_text(rec)
         output, changes = check_bounds(model_output, rec["goal"], cls)
-        checked = {**rec, "output": output, "unchecked_output": model_output}
+        checked = {**rec, "prediction": output.strip(), "output": output}
+        checked["unchecked_output"] = model_output
         checked["bound_changes"] = changes
         checked.update(score_program(output, [rec["label"]], cls))
         writer.append(checked)
