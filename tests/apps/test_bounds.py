@@ -18,6 +18,12 @@ from toollearn.engines import ScriptedEngine
 from toollearn.evaluation.runners.apps import check_run, rescore_run, run_app
 
 
+def home_search(city: str, buy_or_rent: str, *calls: str) -> str:
+    """A Home Search program: location, buy or rent, the calls, search()."""
+    head = [f'API.set_location("{city}")', f'API.set_buy_or_rent("{buy_or_rent}")']
+    return "\n".join([*head, *calls, "API.search()"])
+
+
 def sides(goal: str) -> dict[float, str | None]:
     return {m.value: m.side for m in goal_mentions(goal)}
 
@@ -56,10 +62,7 @@ def test_amounts_of_money_are_told_from_other_numbers() -> None:
 
 def test_a_bound_on_the_wrong_side_moves_to_its_counterpart() -> None:
     goal = "I'd like to buy a home in Atlanta with 1 garage for under $900,000."
-    program = (
-        'API.set_location("Atlanta")\nAPI.set_buy_or_rent("buy")\nAPI.set_num_garages(1)\n'
-        "API.set_min_price(900000)\nAPI.search()"
-    )
+    program = home_search("Atlanta", "buy", "API.set_num_garages(1)", "API.set_min_price(900000)")
     checked, changes = check_bounds(program, goal, HomeSearchApp)
     assert "API.set_max_price(900000)" in checked and "set_min_price" not in checked
     assert changes == [{"from": "set_min_price(900000)", "to": "set_max_price(900000)",
@@ -69,10 +72,7 @@ def test_a_bound_on_the_wrong_side_moves_to_its_counterpart() -> None:
 
 def test_a_range_gets_both_ends_on_their_setters() -> None:
     goal = "Rent something in Austin with 1 balcony for $1,000 to $2,000 a month."
-    program = (
-        'API.set_location("Austin")\nAPI.set_buy_or_rent("rent")\nAPI.set_max_price(1000)\n'
-        "API.search()"
-    )
+    program = home_search("Austin", "rent", "API.set_max_price(1000)")
     checked, changes = check_bounds(program, goal, HomeSearchApp)
     assert checked.splitlines()[2:4] == ["API.set_min_price(1000)", "API.set_max_price(2000)"]
     assert [c["to"] for c in changes] == ["set_min_price(1000)", "set_max_price(2000)"]
