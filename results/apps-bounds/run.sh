@@ -10,7 +10,7 @@ source .venv/bin/activate
 OUT=results/apps-bounds
 python "$OUT/validate.py" > "$OUT/validate.md"
 for v in v4 v5; do
-  for run in home-search/system+demos trip-booking/system+demos trip-booking/typed; do
+  for run in {home-search,trip-booking}/{system+demos,anyorder} trip-booking/typed; do
     src=results/eval-apps-135m-$v/$run
     dst=$OUT/$v/$run
     rm -rf "$dst"
@@ -24,13 +24,16 @@ for v in v4 v5; do
       --out "$OUT/$v/$app/system+demos/compare.md" \
       --json "$OUT/$v/$app/system+demos/compare.json" > /dev/null
   done
-  toollearn report compare "results/eval-apps-135m-$v/trip-booking/typed" \
-    "$OUT/$v/trip-booking/typed" --label "apps-135m-$v, typed grammar (model alone)" \
-    --label "apps-135m-$v, typed grammar, bound calls checked" \
-    --out "$OUT/$v/trip-booking/typed/compare.md" \
-    --json "$OUT/$v/trip-booking/typed/compare.json" > /dev/null
+  for run in {home-search,trip-booking}/anyorder trip-booking/typed; do  # the grammars
+    grammar=${run#*/}
+    toollearn report compare "results/eval-apps-135m-$v/$run" "$OUT/$v/$run" \
+      --label "apps-135m-$v, $grammar grammar (model alone)" \
+      --label "apps-135m-$v, $grammar grammar, bound calls checked" \
+      --out "$OUT/$v/$run/compare.md" --json "$OUT/$v/$run/compare.json" > /dev/null
+  done
 done
 python results/apps-errors/criteria_errors.py results/eval-apps-135m-v4/*/system+demos \
-  "$OUT"/v4/*/system+demos results/eval-apps-135m-v5/*/system+demos "$OUT"/v5/*/system+demos \
+  "$OUT"/v4/*/system+demos results/eval-apps-135m-v4/trip-booking/typed "$OUT"/v4/trip-booking/typed \
+  results/eval-apps-135m-v5/*/system+demos "$OUT"/v5/*/system+demos \
   results/eval-apps-135m-v5/trip-booking/typed "$OUT"/v5/trip-booking/typed \
   > "$OUT/criteria_errors.md"
