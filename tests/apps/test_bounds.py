@@ -130,3 +130,18 @@ def test_runs_checked_live_and_after_the_fact_agree(tmp_path) -> None:
     out = tmp_path / "cli"
     assert main(["eval", "apps-bounds", "--run", str(tmp_path / "plain"), "--out", str(out)]) == 0
     assert rescore_run(out) == after
+
+
+@pytest.mark.model
+def test_the_shipped_apps_model_with_the_check_on_the_first_home_search_goal(tmp_path) -> None:
+    """The real apps adapter, checked while it runs: "under $900,000" ends as a maximum."""
+    from toollearn.engines import load_engine
+    from toollearn.models import APPS_ENGINE
+
+    engine = load_engine(APPS_ENGINE, n_threads=1)
+    out = tmp_path / "hs"
+    scores = run_app("home-search", "system+demos", engine, out, limit=1, check_bounds=True)
+    record = json.loads((out / "predictions.jsonl").read_text().splitlines()[0])
+    assert scores["success_rate"] == 100.0 and record["success"]
+    assert "set_max_price(900000)" in record["output"]
+    assert (record["unchecked_output"] != record["output"]) == bool(record["bound_changes"])
