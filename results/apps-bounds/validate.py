@@ -9,7 +9,8 @@ bring back the label's criteria:
 - swapped: one bound call moved to its counterpart setter (`set_min_price` for
   `set_max_price`), one program per bound call that has a counterpart;
 - range end dropped: a range's max (or min) call removed, the other end kept on its setter;
-- range on one setter: both ends of a range passed as the low end, one call on the wrong side.
+- range low end on the max setter: the range's low end alone, on the max setter;
+- range ends reversed: the low end on the max setter and the high end on the min setter.
 The test labels are checked for false fixes only (a check, nothing tuned on them).
 """
 
@@ -53,6 +54,10 @@ def corruptions(program: str, app: type[App]) -> list[tuple[str, str]]:
                 one = lines[:i] + lines[i + 1 :]
                 one[j if j < i else j - 1] = lines[j].replace(f"{other}(", f"{fn}(", 1)
                 out.append(("range low end on the max setter", "\n".join(one)))
+                both = lines.copy()
+                both[i] = lines[i].replace(f"{fn}(", f"{other}(", 1)
+                both[j] = lines[j].replace(f"{other}(", f"{fn}(", 1)
+                out.append(("range ends reversed", "\n".join(both)))
     return out
 
 

@@ -78,6 +78,18 @@ def test_a_range_gets_both_ends_on_their_setters() -> None:
     assert [c["to"] for c in changes] == ["set_min_price(1000)", "set_max_price(2000)"]
 
 
+def test_a_range_passed_the_other_way_round_trades_setters() -> None:
+    goal = "Rent something in Austin with 1 balcony for $1,000 to $2,000 a month."
+    program = home_search("Austin", "rent", "API.set_min_price(2000)", "API.set_max_price(1000)")
+    checked, changes = check_bounds(program, goal, HomeSearchApp)
+    assert run_program(program, HomeSearchApp).error  # min above max: it does not run
+    criteria = run_program(checked, HomeSearchApp).criteria
+    assert (criteria["min_price"], criteria["max_price"]) == (1000, 2000)
+    assert sorted(c["to"] for c in changes) == ["set_max_price(2000)", "set_min_price(1000)"]
+    one_line = program.replace("\nAPI.set_max_price", "; API.set_max_price")
+    assert check_bounds(one_line, goal, HomeSearchApp) == (one_line, [])  # left: one line
+
+
 def test_what_the_goal_does_not_settle_is_left_alone() -> None:
     hs = 'API.set_location("Dallas")\nAPI.set_buy_or_rent("rent")\n'
     # no counterpart setter (max_commute_time only), a number the goal does not state, a

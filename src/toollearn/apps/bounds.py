@@ -13,7 +13,8 @@ the program where it contradicts them:
   the app has one and the program does not call it already;
 - a range ("$1,000 to $2,000", "$150-$300", "between X and Y", "from X to Y") whose ends the
   program passes to a min/max pair of setters gets the low end on the min setter and the high
-  end on the max setter, the setter it left out added after the one it wrote.
+  end on the max setter: a setter it left out is added after the one it wrote, ends passed
+  the other way round (`set_min_price(2000)`, `set_max_price(1000)`) trade setters.
 
 Only calls with a bare number whose value the goal states once with a cue are touched;
 everything else is left as written. Each change is returned with its reason, so a run records
@@ -182,9 +183,19 @@ def check_bounds(program: str, goal: str, app: type[App]) -> tuple[str, list[dic
     called = Counter(st.fn for st in statements if not st.target)
     changes: list[dict[str, str]] = []
     added: dict[int, list[str]] = {}
+    done: set[int] = set()  # statements already turned (a reversed range turns two)
+
+    def turn(st: Statement, target: str, value: float, reason: str) -> None:
+        lines[st.line - 1] = lines[st.line - 1].replace(f"{st.fn}(", f"{target}(", 1)
+        called[st.fn] -= 1
+        called[target] += 1
+        done.add(st.line)
+        to = f"{target}({_literal(value)})"
+        changes.append({"from": f"{st.fn}({_literal(value)})", "to": to, "reason": reason})
+
     for st in statements:
         side, value = (None if st.target else _side(st.fn)), _number(st)
-        if side is None or value is None:
+        if side is None or value is None or st.line in done:
             continue
         own, counterpart = side
         mention = _mention(mentions, st.fn, value)
@@ -192,18 +203,17 @@ def check_bounds(program: str, goal: str, app: type[App]) -> tuple[str, list[dic
             continue
         target = st.fn if mention.side == own else counterpart
         if target != st.fn:
-            if called[counterpart]:
-                continue
-            lines[st.line - 1] = lines[st.line - 1].replace(f"{st.fn}(", f"{target}(", 1)
-            called[st.fn] -= 1
-            called[target] += 1
-            changes.append(
-                {
-                    "from": f"{st.fn}({_literal(value)})",
-                    "to": f"{target}({_literal(value)})",
-                    "reason": mention.cue,
-                }
+            pair = [o for o in statements if o.fn == counterpart and o.line != st.line]
+            reversed_range = (
+                mention.other is not None
+                and len(pair) == called[counterpart] == 1
+                and _number(pair[0]) == mention.other
             )
+            if called[counterpart] and not reversed_range:
+                continue
+            if reversed_range:  # "$1,000 to $2,000" as min 2000, max 1000: both setters turn
+                turn(pair[0], st.fn, mention.other, mention.cue)
+            turn(st, target, value, mention.cue)
         other = counterpart if target == st.fn else st.fn
         if mention.other is not None and not called[other]:
             call = f"{other}({_literal(mention.other)})"
