@@ -20,7 +20,7 @@ import random
 from collections import Counter
 
 from toollearn.apps.base import App
-from toollearn.apps.bounds import _side, check_bounds
+from toollearn.apps.bounds import check_bounds, setter_side
 from toollearn.apps.datasets import app_class, load_demos, load_tests, spec_path
 from toollearn.apps.program import run_program
 from toollearn.data.templates import generate, load_spec
@@ -35,11 +35,11 @@ def corruptions(program: str, app: type[App]) -> list[tuple[str, str]]:
     calls = {}
     for i, line in enumerate(lines):
         fn = line.removeprefix("API.").split("(")[0]
-        if _side(fn):
+        if setter_side(fn):
             calls[fn] = i
     out = []
     for fn, i in calls.items():
-        side, other = _side(fn)
+        side, other = setter_side(fn)
         if other not in names:
             continue
         if other not in calls:

@@ -31,7 +31,7 @@ from toollearn.apps.base import App
 from toollearn.core.errors import FormatError
 from toollearn.formats.answers.programs import Statement, clean_program, parse_program
 
-__all__ = ["Mention", "check_bounds", "goal_mentions"]
+__all__ = ["Mention", "check_bounds", "goal_mentions", "setter_side"]
 
 _NUMBER = re.compile(r"(?<![\w.])\$?(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?(\+)?")
 # Cue phrases, longest (negated) forms first so "no more than" is not read as "more than".
@@ -134,7 +134,7 @@ def goal_mentions(goal: str) -> list[Mention]:
     return out
 
 
-def _side(fn: str) -> tuple[str, str] | None:
+def setter_side(fn: str) -> tuple[str, str] | None:
     """("min" | "max", the counterpart's name) for a bound setter, else None."""
     parts = fn.split("_")
     for side, other in (("min", "max"), ("max", "min")):
@@ -194,7 +194,7 @@ def check_bounds(program: str, goal: str, app: type[App]) -> tuple[str, list[dic
         changes.append({"from": f"{st.fn}({_literal(value)})", "to": to, "reason": reason})
 
     for st in statements:
-        side, value = (None if st.target else _side(st.fn)), _number(st)
+        side, value = (None if st.target else setter_side(st.fn)), _number(st)
         if side is None or value is None or st.line in done:
             continue
         own, counterpart = side
