@@ -62,7 +62,8 @@ def register(subparsers: Any) -> None:
     c.add_argument("--no-gate", action="store_true",
                    help="general format: the model alone decides whether to call (default: "
                    "the shipped DEER call gate declines first when no listed tool is close "
-                   "enough to the query; README, \"A call gate for any tools\")")  # fmt: skip
+                   "enough to the query; docs/results/tuned.md, \"A call gate for any "
+                   "tools\")")  # fmt: skip
     c.add_argument("--allow-empty", action="store_true",
                    help="seal-tools format: admit [] (no call); the general format always "
                    "may decline")  # fmt: skip
@@ -89,7 +90,7 @@ def register(subparsers: Any) -> None:
         metavar="MARGIN",
         help="seal-tools format: drop the calls to tools more than MARGIN (cosine) behind the "
         "closest tool of every clause of the query (embedded MiniLM; margin 0, chosen on dev, "
-        "adds 7.7 Tool F1 points on the Seal-Tools test set: README)",
+        "adds 7.7 Tool F1 points on the Seal-Tools test set: docs/results/tuned.md)",
     )
     c.add_argument(
         "--prune-candidates",
@@ -99,7 +100,7 @@ def register(subparsers: Any) -> None:
         help="seal-tools format: offer the model only the tools at most MARGIN (cosine) behind "
         "the closest tool of some clause of the query (embedded MiniLM); with --distinct-tools, "
         "--foreign-values all, --whole-words, --refill and --iso-dates the best Seal-Tools "
-        "setting on dev (README)",
+        "setting on dev (docs/results/tuned.md)",
     )
     c.add_argument(
         "--iso-dates",

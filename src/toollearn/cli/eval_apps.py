@@ -64,7 +64,7 @@ def register_eval(eval_sub: Any) -> None:
         p.set_defaults(func=run, app=app)
     p = eval_sub.add_parser(
         "apps-table",
-        help="both apps x every configuration -> the README results table",
+        help="both apps x every configuration -> the apps results table",
         description="Run Home Search and Trip Booking under every configuration into "
         "OUT/<app>/<config>/ and write OUT/table.md (with the paper's Table 6 numbers).",
     )

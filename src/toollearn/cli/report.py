@@ -1,4 +1,4 @@
-"""`toollearn report baseline`: the README's baseline table from finished run directories."""
+"""`toollearn report baseline`: the zero-shot baseline table from finished runs."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The README's baseline table, built from finished run directories (never typed in).
+"""The zero-shot baseline table (docs/results/inference.md), from finished runs (never typed in).
 
 Seal-Tools rows come from a `--modes free,constrained` run (OUT_ROOT/free, OUT_ROOT/constrained
 over `--split all`), DEER rows from `toollearn eval deer` runs. Each paper's own numbers are
