@@ -141,6 +141,34 @@ def test_search_classifier_fits_saves_and_scores_with_minilm(tmp_path):
         make_search_gate("classifier")
 
 
+def test_search_classifier_with_the_length_feature(tmp_path):
+    import numpy as np
+
+    from toollearn.agents.search_gate import ClassifierSearchGate, fit_search_classifier, log_words
+
+    long_general = [
+        q + " Discuss the history, the main arguments on each side, and give three "
+        "examples from different countries in a structured essay."
+        for q in GENERAL
+    ]
+    queries, labels = REQUESTS + long_general, [True] * 6 + [False] * 6
+    meta = fit_search_classifier(queries, labels, tmp_path / "len.npz", {}, length=True)
+    logs = log_words(queries)
+    assert meta["length"] == {"mean": float(logs.mean()), "std": float(logs.std())}
+    gate = ClassifierSearchGate(tmp_path / "len.npz")
+    assert gate.coef.shape == (385,) and gate.describe()["length_feature"] is True
+    # the length column is standardised with the fitting queries' statistics
+    column = (log_words(["a b c"]) - meta["length"]["mean"]) / meta["length"]["std"]
+    expected = np.hstack([gate.encoder.encode(["a b c"])[0], column]) @ gate.coef + gate.bias
+    assert gate.score("a b c")["search_logit"] == round(float(expected), 4)
+    short = gate.score("What is the weather in Madrid tomorrow?")["nosearch_margin"]
+    long = gate.score(long_general[0].replace("poem", "song"))["nosearch_margin"]
+    assert short < long
+    fit_search_classifier(queries, labels, tmp_path / "plain.npz", {})  # no length: as before
+    plain = ClassifierSearchGate(tmp_path / "plain.npz")
+    assert plain.coef.shape == (384,) and "length_feature" not in plain.describe()
+
+
 def test_trained_queries_recompute_the_run_mixture_and_check_hashes(tmp_path):
     from toollearn.datagen.dataset import write_dataset
     from toollearn.training.data import file_sha256

@@ -7,7 +7,10 @@ search when the margin exceeds its threshold (`DecisionAgent(search_threshold=..
 examples.
 - `ClassifierSearchGate`: a logistic regression over the query's MiniLM embedding, fitted on
   generated DEER branches (`datagen deer`: tool requests of training tools against general
-  queries; `fit_search_classifier`); the margin is minus its log-odds of "search".
+  queries; `fit_search_classifier`); the margin is minus its log-odds of "search". Fitted with
+  `length=True` it also reads the query's length (log of its word count, standardised on the
+  fitting queries): MiniLM's normalised mean-pooled embedding hardly encodes it, and a tool
+  request is short while an evolved general instruction is long.
 - `LibrarySearchGate`: minus the query's best cosine similarity to any tool of the agent's
   whole library ("nothing the agent has is close to the request").
 A fitted classifier is a small .npz (the weights, the bias, the encoder's id and the hash of the
@@ -68,7 +71,7 @@ class ClassifierSearchGate:
 
     def logits(self, queries: Sequence[str]) -> np.ndarray:
         """Log-odds that each query needs a search."""
-        return self.encoder.encode(list(queries)) @ self.coef + self.bias
+        return features(self.encoder, queries, self.meta.get("length")) @ self.coef + self.bias
 
     def score(self, query: str) -> dict:
         logit = float(self.logits([query])[0])
@@ -76,7 +79,23 @@ class ClassifierSearchGate:
 
     def describe(self) -> dict[str, Any]:
         return {"search_gate": self.name, "classifier": str(self.path),
-                "classifier_sha256": self.sha256, "encoder": self.meta["encoder"]}  # fmt: skip
+                "classifier_sha256": self.sha256, "encoder": self.meta["encoder"],
+                **({"length_feature": True} if "length" in self.meta else {})}  # fmt: skip
+
+
+def log_words(queries: Sequence[str]) -> np.ndarray:
+    """log(1 + the number of whitespace-separated words) of each query."""
+    return np.log1p(np.array([len(q.split()) for q in queries], dtype=np.float32))
+
+
+def features(encoder: Any, queries: Sequence[str], length: dict[str, float] | None) -> np.ndarray:
+    """The classifier's input: the MiniLM embeddings, and with `length` ({mean, std} of the
+    fitting queries' log word counts) the standardised log word count as one more column."""
+    vectors = encoder.encode(list(queries))
+    if not length:
+        return vectors
+    column = (log_words(queries) - length["mean"]) / length["std"]
+    return np.hstack([vectors, column[:, None].astype(vectors.dtype)])
 
 
 class LibrarySearchGate:
@@ -111,15 +130,21 @@ class LibrarySearchGate:
 def fit_search_classifier(
     queries: Sequence[str], search: Sequence[bool], out: str | Path,
     data_meta: dict[str, Any], model: str | Path | None = None, threads: int | None = 1,
+    length: bool = False,
 ) -> dict[str, Any]:  # fmt: skip
     """Fit the classifier (scikit-learn's LogisticRegressionCV, balanced classes, 5 folds) on
-    queries labelled search / no search, save it to `out` (.npz) and return its record."""
+    queries labelled search / no search (with `length`, the query's length too), save it to
+    `out` (.npz) and return its record."""
     from sklearn.linear_model import LogisticRegressionCV
 
     labels = np.asarray(search, dtype=bool)
     if labels.all() or not labels.any():
         raise DataError("fitting a search gate needs both search and no-search queries")
     encoder = _encoder(model, threads)
+    stats = None
+    if length:
+        logs = log_words(queries)
+        stats = {"mean": float(logs.mean()), "std": float(logs.std()) or 1.0}
     # scikit-learn 1.9 warns unless the new attribute layout is chosen; older ones lack the option
     newer = "use_legacy_attributes" in inspect.signature(LogisticRegressionCV).parameters
     clf = LogisticRegressionCV(
@@ -128,9 +153,10 @@ def fit_search_classifier(
         class_weight="balanced",
         max_iter=3000,
         **({"use_legacy_attributes": False} if newer else {}),
-    ).fit(encoder.encode(list(queries)), labels)
+    ).fit(features(encoder, queries, stats), labels)
     meta = {
         "encoder": encoder.model_id,
+        **({"length": stats} if stats else {}),
         "encoder_path": str(model) if model else None,
         "C": float(np.ravel(clf.C_)[0]),
         "fitted_on": {

@@ -118,6 +118,9 @@ def register_eval(eval_sub: Any) -> None:
     c.add_argument("--fit-n", type=int, default=None,
                    help="with the classifier: fit on at most this many cases (default: all "
                    "held-out cases not scored)")  # fmt: skip
+    c.add_argument("--length-feature", action="store_true",
+                   help="with the classifier: the query's length (log word count) is a "
+                   "feature beside its MiniLM embedding")  # fmt: skip
     c.add_argument("--seed", type=int, default=0)
     c.add_argument("--out", required=True, help="folder for margins.jsonl and calibration.json")
     add_engine_args(c)
@@ -428,7 +431,7 @@ def _search_gate_for_calibration(
         meta = sg.fit_search_classifier(
             [c["query"] for c in fit], [c["search"] for c in fit], path,
             {"data": file_record(data), "seed": args.seed,
-             "train_run_queries_excluded": str(args.train_run)},
+             "train_run_queries_excluded": str(args.train_run)}, length=args.length_feature,
         )  # fmt: skip
         return sg.ClassifierSearchGate(path), scored_cases, counts, {"fitted": meta}
     library = {t.name: t for s in samples if s.metadata.get("kind") in cal.KINDS for t in s.tools}
