@@ -290,6 +290,7 @@ def test_gated_agent_uses_the_shipped_call_gate_and_its_answer_engine():
 
 def test_eval_deer_shipped_gates_fill_the_flags_and_refuse_others(tmp_path, capsys):
     from toollearn.cli.main import main
+    from toollearn.models import deer_gates
 
     base = ["eval", "deer", "--sample", "--engine", "scripted", "--limit", "2", "--gates",
             "shipped"]  # fmt: skip
@@ -299,6 +300,11 @@ def test_eval_deer_shipped_gates_fill_the_flags_and_refuse_others(tmp_path, caps
     config = json.loads((tmp_path / "run" / "scores.json").read_text())["config"]
     assert config["gates"] == "shipped" and config["gate_tool"] is True
     assert config["call_gate"].endswith("deer-call-gate") and "search_gate" not in config
+    plus = ["--gates", "shipped+search", "--out", str(tmp_path / "plus")]
+    assert main([*base[:-2], *plus]) == 0
+    config = json.loads((tmp_path / "plus" / "scores.json").read_text())["config"]
+    assert config["search_gate"].endswith("deer-search-gate.npz")
+    assert config["search_threshold"] == deer_gates()["search_classifier"]["threshold"]
 
 
 def test_retriever_queries_recompute_the_pairs_a_retriever_trained_on(tmp_path):

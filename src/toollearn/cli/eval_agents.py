@@ -75,10 +75,12 @@ def register_eval(eval_sub: Any) -> None:
                    "deer-calibrate --decision search` fitted), similarity or "
                    "similarity:MODEL_DIR (the query's best cosine to any tool of ToolDEER's "
                    "tool.json)")  # fmt: skip
-    p.add_argument("--gates", choices=("shipped",), default=None,
+    p.add_argument("--gates", choices=("shipped", "shipped+search"), default=None,
                    help="shipped: the gates toollearn ships (`toollearn.models.deer_gates()`, "
                    "what `run --agent deer` uses: the call gate and its tool; a search gate "
-                   "only if the settings name one), in place of the gate flags above")  # fmt: skip
+                   "only if the settings name one), in place of the gate flags above; "
+                   "shipped+search: the same with the shipped optional search classifier "
+                   "(query embedding + length) and its threshold")  # fmt: skip
     add_data_args(p, "tooldeer/")
     add_engine_args(p)
     add_run_args(p)
@@ -203,7 +205,7 @@ def run_deer_cli(args: argparse.Namespace) -> int:
     from toollearn.evaluation.runners import deer
     from toollearn.evaluation.runners.base import RunWriter, parse_shard, take_shard, with_shard
 
-    if args.gates == "shipped":
+    if args.gates:
         shipped_gate_args(args)
     if args.call_threshold is None and args.gate_tool:
         raise ToollearnError("--gate-tool needs --call-threshold and --call-gate similarity")
@@ -278,7 +280,10 @@ def shipped_gate_args(args: argparse.Namespace) -> None:
     given = [args.call_threshold, args.search_threshold, args.search_gate]
     if any(v is not None for v in given) or args.gate_tool or args.call_gate != "model":
         raise ToollearnError("--gates shipped sets the call and search gates; drop the others")
-    search, call = (gates := deer_gates()).get("search"), gates["call"]
+    gates = deer_gates()
+    search, call = gates.get("search"), gates["call"]
+    if args.gates == "shipped+search":
+        search = gates["search_classifier"]
     if search:
         args.search_threshold = search["threshold"]
         args.search_gate = f"{search['gate']}:{search['path']}"
