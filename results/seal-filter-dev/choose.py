@@ -46,9 +46,14 @@ if foreign and "param_f1_with_dates" in choice:
     before = max(choice["param_f1_with_dates"], best["param_f1"])
     scope = max(foreign, key=foreign.get)
     choice["foreign_values"] = scope if foreign[scope] > before else None
-    choice["foreign_values_criterion"] = ("official Param F1 on dev with the chosen margin and "
-                                          "dates, the higher scope if it raises it")
+    choice["foreign_values_criterion"] = (
+        "official Param F1 on dev with the chosen margin and "
+        "dates, the higher scope if it raises it"
+    )
     choice["param_f1_with_foreign_values"] = foreign
-    print(f"foreign values: Param F1 {100 * before:.1f} -> " + ", ".join(
-        f"{s} {100 * v:.1f}" for s, v in foreign.items()) + f": {choice['foreign_values']}")
+    print(
+        f"foreign values: Param F1 {100 * before:.1f} -> "
+        + ", ".join(f"{s} {100 * v:.1f}" for s, v in foreign.items())
+        + f": {choice['foreign_values']}"
+    )
 (here / "choice.json").write_text(json.dumps(choice, indent=2) + "\n")

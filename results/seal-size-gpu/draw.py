@@ -17,6 +17,7 @@ for n in sizes:
     picked, record = draw_dataset(str(pool), 0, 1, n, 0)
     folder = out / f"seal-draw-{n}"
     leakage = json.loads((pool / "leakage.json").read_text())  # the pool's covers its rows
-    write_dataset(folder, picked, config={"drawn_from": record, "seed": 0, "samples": n},
-                  leakage=leakage)
+    write_dataset(
+        folder, picked, config={"drawn_from": record, "seed": 0, "samples": n}, leakage=leakage
+    )
     print(folder, json.dumps(record))
