@@ -112,6 +112,15 @@ def test_run_cli_prints_a_trace(agent, capsys):
     assert main(["run", "x", "--engine", "scripted", "--only", "add,nope"]) == 2
 
 
+def test_run_cli_deer_with_the_shipped_search_classifier(capsys):
+    # the classifier decides Search before any engine call; the trace keeps its margin
+    argv = ["run", "What is 2 + 2?", "--engine", "scripted", "--agent", "deer", "--search-gate"]
+    assert main([*argv, "--json"]) == 0
+    trace = json.loads(capsys.readouterr().out)
+    decision = next(s for s in trace["steps"] if s["kind"] == "decision")
+    assert "nosearch_margin" in decision["data"] and trace["meta"]["search_gate"] == "classifier"
+
+
 def test_deer_cli_names_a_gate_tool_without_a_similarity_gate(tmp_path, capsys):
     out = tmp_path / "run"
     base = ["eval", "deer", "--sample", "--engine", "scripted", "--limit", "1", "--out", str(out)]

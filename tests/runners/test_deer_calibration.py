@@ -287,6 +287,19 @@ def test_gated_agent_uses_the_shipped_call_gate_and_its_answer_engine():
     grammar = engine.requests[2]["constraint"].grammar
     assert "get_weather" in grammar and "get_joke" not in grammar  # the gate's closest tool
 
+    # the shipped optional search classifier decides Search: an evolved instruction gets none
+    engine = ScriptedEngine([])
+    agent = DecisionAgent.gated(engine, answer_engine=ScriptedEngine(["An essay."]),
+                                search_classifier=True)  # fmt: skip
+    essay = agent.run(
+        "Write a persuasive essay of at least five paragraphs on whether cities should ban cars "
+        "from their historic centres, weighing the effects on local shops, air quality, tourism "
+        "and residents' daily lives, and end with a recommendation for a mid-sized town.",
+        [WEATHER, other],
+    )
+    assert essay.meta["outcome"] == "no_search" and essay.answer == "An essay."
+    assert not engine.requests and agent.config()["search_gate"] == "classifier"
+
 
 def test_eval_deer_shipped_gates_fill_the_flags_and_refuse_others(tmp_path, capsys):
     from toollearn.cli.main import main

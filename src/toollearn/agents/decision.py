@@ -115,18 +115,20 @@ class DecisionAgent:
 
     @classmethod
     def gated(cls, engine: Any, env: Environment | None = None, *, threads: int | None = 1,
-              **options: Any) -> DecisionAgent:  # fmt: skip
+              search_classifier: bool = False, **options: Any) -> DecisionAgent:  # fmt: skip
         """The agent with the gates toollearn ships (`toollearn.models.deer_gates()`: the call
         threshold picked on ToolDEER valid, a search gate's on held-out training branches): the
         call gate decides Call/NoCall
         and the tool, the model writes the arguments (and decides Search unless the settings
-        name a search gate). `options` as for the constructor."""
+        name a search gate, or `search_classifier` turns on the shipped optional search
+        classifier). `options` as for the constructor."""
         from toollearn.agents.call_gate import make_gate
         from toollearn.agents.search_gate import make_search_gate
         from toollearn.models import deer_gates
 
         gates = deer_gates()
-        call, search = gates["call"], gates.get("search")
+        call = gates["call"]
+        search = gates["search_classifier"] if search_classifier else gates.get("search")
         if search:
             options["search_threshold"] = search["threshold"]
             options["search_gate"] = make_search_gate(f"{search['gate']}:{search['path']}",

@@ -62,6 +62,10 @@ def register(subparsers: Any) -> None:
                    "(default: the shipped gates decide them, the model writes the call, "
                    "and with the tuned model the base model writes answers that need no "
                    "tool)")  # fmt: skip
+    p.add_argument("--search-gate", action="store_true",
+                   help="deer: the shipped search classifier (query embedding + length) decides "
+                   "Search instead of the model (off by default: it also declines a few tool "
+                   "requests)")  # fmt: skip
     p.add_argument("--constrain-plan", action="store_true", help="multi-role: grammar for Next:")
     p.add_argument("--max-steps", type=int, default=6)
     p.add_argument("--timeout", type=float, default=5.0, help="seconds per tool call")
@@ -128,7 +132,9 @@ def build_agent(args: argparse.Namespace, env: Any) -> Any:
                    "answer_engine": answerer, **common}  # fmt: skip
         if args.no_gates:
             return agents.DecisionAgent(engine(), env, **options)
-        return agents.DecisionAgent.gated(engine(), env, threads=args.threads, **options)
+        return agents.DecisionAgent.gated(
+            engine(), env, threads=args.threads, search_classifier=args.search_gate, **options
+        )
     if args.agent == "multi-call":
         return agents.MultiCallAgent(engine(), env, constrained=constrained, **common)
     if args.no_gates:
