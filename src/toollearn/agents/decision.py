@@ -126,9 +126,8 @@ class DecisionAgent:
         from toollearn.agents.search_gate import make_search_gate
         from toollearn.models import deer_gates
 
-        gates = deer_gates()
-        call = gates["call"]
-        search = gates["search_classifier"] if search_classifier else gates.get("search")
+        gates = deer_gates(search_classifier)
+        call, search = gates["call"], gates.get("search")
         if search:
             options["search_threshold"] = search["threshold"]
             options["search_gate"] = make_search_gate(f"{search['gate']}:{search['path']}",

@@ -280,10 +280,8 @@ def shipped_gate_args(args: argparse.Namespace) -> None:
     given = [args.call_threshold, args.search_threshold, args.search_gate]
     if any(v is not None for v in given) or args.gate_tool or args.call_gate != "model":
         raise ToollearnError("--gates shipped sets the call and search gates; drop the others")
-    gates = deer_gates()
+    gates = deer_gates(search_classifier=args.gates == "shipped+search")
     search, call = gates.get("search"), gates["call"]
-    if args.gates == "shipped+search":
-        search = gates["search_classifier"]
     if search:
         args.search_threshold = search["threshold"]
         args.search_gate = f"{search['gate']}:{search['path']}"

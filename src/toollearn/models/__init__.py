@@ -71,13 +71,16 @@ def resolve_alias(spec: str) -> str:
     return spec
 
 
-def deer_gates() -> dict[str, Any]:
+def deer_gates(search_classifier: bool = False) -> dict[str, Any]:
     """The shipped DEER gate settings (deer-gates.json), classifier paths made absolute; a call
     gate with its own encoder (`model`, a LoRA adapter folder here) gets the `gate` spec
-    `similarity:<its absolute path>`."""
+    `similarity:<its absolute path>`. With `search_classifier`, `search` is the shipped
+    optional search classifier (off by default)."""
     if not DEER_GATES.is_file():
         raise EngineError(f"the DEER gate settings {DEER_GATES} are missing from this installation")
     gates = json.loads(DEER_GATES.read_text())
+    if search_classifier:
+        gates["search"] = gates["search_classifier"]
     for key in ("search", "search_classifier"):
         if gates.get(key):
             gates[key]["path"] = str(HERE / gates[key]["file"])
