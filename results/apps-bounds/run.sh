@@ -3,13 +3,13 @@
 # each program's min/max calls turned to the side its goal states, executed and judged again
 # (`toollearn eval apps-bounds`), compared with the model's own programs; and the check on
 # label programs (validate.md: right programs left alone, broken ones restored).
-# apps-135m-v4 is the shipped adapter; v5 is the twice-the-data run (its adapter is being
-# trained again).
+# apps-135m-v4 was shipped first; v5 is the twice-the-data run stopped at 0.82 of its epoch
+# (adapter lost), v5-retrained the same recipe trained again to the end (shipped since).
 set -euo pipefail
 source .venv/bin/activate
 OUT=results/apps-bounds
 python "$OUT/validate.py" > "$OUT/validate.md"
-for v in v4 v5; do
+for v in v4 v5 v5-retrained; do
   for run in {home-search,trip-booking}/{system+demos,anyorder} trip-booking/typed; do
     src=results/eval-apps-135m-$v/$run
     dst=$OUT/$v/$run
@@ -36,4 +36,6 @@ python results/apps-errors/criteria_errors.py results/eval-apps-135m-v4/*/system
   "$OUT"/v4/*/system+demos results/eval-apps-135m-v4/trip-booking/typed "$OUT"/v4/trip-booking/typed \
   results/eval-apps-135m-v5/*/system+demos "$OUT"/v5/*/system+demos \
   results/eval-apps-135m-v5/trip-booking/typed "$OUT"/v5/trip-booking/typed \
+  results/eval-apps-135m-v5-retrained/*/system+demos "$OUT"/v5-retrained/*/system+demos \
+  results/eval-apps-135m-v5-retrained/trip-booking/typed "$OUT"/v5-retrained/trip-booking/typed \
   > "$OUT/criteria_errors.md"

@@ -9,12 +9,14 @@
 # results/eval-dec-gate), its Call decision made by the shipped call gate (the embedded MiniLM
 # with the LoRA adapter deer-call-gate, trained for ranking and the decision, threshold picked
 # on valid), beside the earlier ranking-only LoRA gate (gates only:
-# results/deer-gates-only/*-mix100-lora-e2) and the earlier v3 agent with the plain MiniLM gate; and the apps adapter apps-135m (`tuned-apps`, apps-135m-v4) on the two
+# results/deer-gates-only/*-mix100-lora-e2) and the earlier v3 agent with the plain MiniLM
+# gate; and the apps adapter apps-135m (`tuned-apps`: apps-135m-v5, trained again to the end of
+# its epoch, shipped by the rule in results/eval-apps-135m-v5-retrained/decision.md) on the two
 # apps, free (system + demos), its programs' bound calls checked against the goal (no model:
 # results/apps-bounds, model alone beside); each against the base model on the same examples.
 set -euo pipefail
 source .venv/bin/activate
-A=results/apps-bounds/v4
+A=results/apps-bounds/v5-retrained
 H=results/headline-shipped
 for s in test tool_bench tool_corpus; do
   base=results/deer-$s-dc
