@@ -8,7 +8,7 @@ default of every command; `engines.llama_merge`), `base` the plain embedded mode
 name runtime adapters after `@`. `llama@<TUNED_ADAPTER>` applies the same adapter at run time
 (same outputs up to rounding, slower decoding).
 `apps-135m.gguf` is a second adapter, trained only on the Home Search and Trip Booking programs
-(`toollearn train --config recipes/apps-135m-v4.yaml`; `apps-135m.train.json`): the engine spec
+(`toollearn train --config recipes/apps-135m-v5.yaml`; `apps-135m.train.json`): the engine spec
 `tuned-apps` merges it instead, and it is the default of the app benchmarks (`toollearn eval
 home-search|trip-booking|apps-table`), where the single tools adapter writes few programs
 that run.
