@@ -39,3 +39,5 @@ python results/apps-errors/criteria_errors.py results/eval-apps-135m-v4/*/system
   results/eval-apps-135m-v5-retrained/*/system+demos "$OUT"/v5-retrained/*/system+demos \
   results/eval-apps-135m-v5-retrained/trip-booking/typed "$OUT"/v5-retrained/trip-booking/typed \
   > "$OUT/criteria_errors.md"
+python results/apps-bounds/coverage.py "$OUT"/{v4,v5-retrained}/*/system+demos \
+  "$OUT"/{v4,v5-retrained}/trip-booking/typed > "$OUT/coverage.md"
