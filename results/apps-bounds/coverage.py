@@ -3,7 +3,8 @@
     python results/apps-bounds/coverage.py RUN... > results/apps-bounds/coverage.md
 
 RUN is a scored (bound-checked) app run folder. A program is flagged when a number the goal
-states (`apps.bounds.goal_mentions`, both ends of a range) is not among its numeric literals.
+states (`apps.bounds.goal_mentions`, both ends of a range) is not among its numeric literals
+(`apps.bounds.missing_numbers`).
 The table counts flagged and clean programs among the goals that succeed and those that fail:
 a flag that never fires on a success and fires on most failures could send just those goals
 back to the model. No model runs here.
@@ -12,20 +13,10 @@ back to the model. No model runs here.
 from __future__ import annotations
 
 import json
-import re
 import sys
 from pathlib import Path
 
-from toollearn.apps.bounds import goal_mentions
-
-LITERAL = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?")
-
-
-def flagged(goal: str, program: str) -> bool:
-    """Whether some number the goal states is missing from the program's literals."""
-    used = {float(x) for x in LITERAL.findall(program)}
-    stated = [v for m in goal_mentions(goal) for v in (m.value, m.other) if v is not None]
-    return any(v not in used for v in stated)
+from toollearn.apps.bounds import missing_numbers
 
 
 def main(runs: list[str]) -> None:
@@ -35,7 +26,8 @@ def main(runs: list[str]) -> None:
         counts = {(s, f): 0 for s in (True, False) for f in (True, False)}
         for line in (Path(run) / "predictions.jsonl").read_text().splitlines():
             row = json.loads(line)
-            counts[(bool(row["success"]), flagged(row["goal"], row["output"] or ""))] += 1
+            flag = bool(missing_numbers(row["goal"], row["output"] or ""))
+            counts[(bool(row["success"]), flag)] += 1
         cells = [counts[(True, True)], counts[(True, False)], counts[(False, True)],
                  counts[(False, False)]]  # fmt: skip
         print(f"| {run} | " + " | ".join(map(str, cells)) + " |")

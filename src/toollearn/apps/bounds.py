@@ -19,6 +19,10 @@ the program where it contradicts them:
 Only calls with a bare number whose value the goal states once with a cue are touched;
 everything else is left as written. Each change is returned with its reason, so a run records
 what the check did beside the model's own program (`unchecked_output`).
+
+`missing_numbers` is a second label-free check: the numbers the goal states (both ends of a
+range) that the program does not pass anywhere, the trigger for asking the model again
+(`apps.generator`, `results/apps-bounds/coverage.md`).
 """
 
 from __future__ import annotations
@@ -31,7 +35,7 @@ from toollearn.apps.base import App
 from toollearn.core.errors import FormatError
 from toollearn.formats.answers.programs import Statement, clean_program, parse_program
 
-__all__ = ["Mention", "check_bounds", "goal_mentions", "setter_side"]
+__all__ = ["Mention", "check_bounds", "goal_mentions", "missing_numbers", "setter_side"]
 
 _NUMBER = re.compile(r"(?<![\w.])\$?(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?(\+)?")
 # Cue phrases, longest (negated) forms first so "no more than" is not read as "more than".
@@ -58,6 +62,7 @@ _FILLER = re.compile(r"(?:\s+(?:a|an|the|of|price|priced|cost|costs|costing|rent
 _RANGE_JOIN = re.compile(r"\s*(to|-|–|and)\s*\$?")
 _PHRASE_END = re.compile(r"[,;:()!?]|\.(?!\d)")
 _DOLLARS = re.compile(r"\s*(?:dollars?|usd)\b")
+_LITERAL = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?")  # a number literal in a program
 
 
 @dataclass(frozen=True)
@@ -223,3 +228,11 @@ def check_bounds(program: str, goal: str, app: type[App]) -> tuple[str, list[dic
     for index in sorted(added, reverse=True):
         lines[index + 1 : index + 1] = added[index]
     return ("\n".join(lines) if changes else program), changes
+
+
+def missing_numbers(goal: str, program: str) -> list[float]:
+    """The numbers the goal states (`goal_mentions`, both ends of a range), in order and once
+    each, that are not among the program's number literals: "with 3 bedrooms" left out."""
+    used = {float(x) for x in _LITERAL.findall(program)}
+    stated = [v for m in goal_mentions(goal) for v in (m.value, m.other) if v is not None]
+    return [v for i, v in enumerate(stated) if v not in used and v not in stated[:i]]

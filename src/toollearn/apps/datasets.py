@@ -3,8 +3,9 @@
 `build(app)` fills the app's template spec (apps/data/<app>.json) with a fixed seed and checks
 that every label program executes; `write_all()` regenerates the bundled JSONL files of the
 "demo" and "test" splits (`python -m toollearn.apps.datasets`); the spec's "train" templates are
-filled by `toollearn.datagen.apps` instead. `load_demos(app)` / `load_tests(app)` read them back
-as `Example`s: query = goal, calls = the API calls, metadata = program, template, names,
+filled by `toollearn.datagen.apps` instead, and its "dev" templates by `datagen.apps.dev_goals`.
+`load_demos(app)` / `load_tests(app)` read them back as `Example`s (`load_goals` reads any goals
+file, a dev set): query = goal, calls = the API calls, metadata = program, template, names,
 criteria. `api_complexity` is the paper's API complexity score of a set of programs given
 others (here, below evaluation, so data generation can report it too).
 """
@@ -20,7 +21,7 @@ from typing import Any
 
 from toollearn.apps.base import App
 from toollearn.apps.program import Statement, Value, parse_program, program_names, run_program
-from toollearn.core.errors import DataError
+from toollearn.core.errors import DataError, FormatError
 from toollearn.core.types import Example, ToolCall
 from toollearn.data.templates import generate, load_spec
 
@@ -144,12 +145,21 @@ def program_calls(program: str, cls: type[App]) -> tuple[ToolCall, ...]:
 
 def load_split(app: str, split: str) -> list[Example]:
     """Read one bundled split of an app as Examples."""
-    cls = app_class(app)
     path = split_path(app, split)
     if not path.is_file():
         raise DataError(
             f"no {split} data for {app}; run python -m toollearn.apps.datasets", str(path)
         )
+    return load_goals(app, path, split)
+
+
+def load_goals(app: str, path: str | Path, split: str = "dev") -> list[Example]:
+    """Read a JSONL file of goal records (the bundled splits' format: id, goal, program,
+    template, criteria, optional names), e.g. a dev set from `datagen.apps.dev_goals`."""
+    cls = app_class(app)
+    path = Path(path)
+    if not path.is_file():
+        raise DataError(f"no goals file {path}")
     examples = []
     for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
         try:
@@ -158,7 +168,7 @@ def load_split(app: str, split: str) -> list[Example]:
             meta["names"] = r.get("names") or program_names(r["program"], cls)
             meta["app"] = app
             calls = program_calls(r["program"], cls)
-        except (ValueError, KeyError) as exc:
+        except (ValueError, KeyError, TypeError, FormatError) as exc:
             raise DataError(f"bad record: {exc}", str(path), n) from None
         examples.append(Example(r["id"], r["goal"], calls=calls, split=split, metadata=meta))
     return examples

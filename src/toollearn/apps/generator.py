@@ -5,17 +5,22 @@ Prompt = [system prompt] + the API docs retrieved for the goal (BM25 over the ap
 laid out like ToolBench's `RagGenerator` and rendered only by
 `toollearn.formats.answers.programs`. With `constrained=True` the engine decodes under the
 app's program grammar (`toollearn.apps.grammar`). With `check_bounds=True` each program's bound
-calls are turned to the side the goal's wording states (`toollearn.apps.bounds`).
+calls are turned to the side the goal's wording states (`toollearn.apps.bounds`). With
+`retries=N` a program that does not execute or leaves out a number the goal states
+(`bounds.missing_numbers`) is asked for again, sampled (seeds 1..N at `retry_temperature`),
+and the first sample with neither defect replaces it (`ActionGenerator.ask_again`): no label
+is read, only the goal and the app's own interpreter.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 from toollearn.apps.base import App
-from toollearn.apps.bounds import check_bounds
+from toollearn.apps.bounds import check_bounds, missing_numbers
+from toollearn.apps.program import run_program
 from toollearn.core.types import Example, Message, Tool
 from toollearn.engines.base import Completion, Engine
 from toollearn.formats.answers import programs
@@ -29,6 +34,7 @@ __all__ = [
     "ActionGenerator",
     "Generation",
     "GeneratorConfig",
+    "Try",
     "render_demo",
 ]
 
@@ -45,15 +51,23 @@ class GeneratorConfig:
     max_tokens: int = 200
     grammar_order: str = "app"  # constrained: the other calls in the app's order, "any", "typed"
     check_bounds: bool = False  # turn bound calls to the side the goal states (apps.bounds)
+    retries: int = 0  # sampled tries for a program that fails to run or leaves a number out
+    retry_temperature: float = 0.7
+
+    def __post_init__(self) -> None:
+        if self.retries < 0 or self.retry_temperature <= 0:
+            raise ValueError("retries must be >= 0 and retry_temperature > 0")
 
     def to_dict(self) -> dict[str, Any]:
-        """The fields; `grammar_order` and `check_bounds` only when they are not the defaults
-        (so the run configs written before they existed still match)."""
+        """The fields; `grammar_order`, `check_bounds` and the retry settings only when they are
+        not the defaults (so the run configs written before they existed still match)."""
         out = asdict(self)
         if out["grammar_order"] == "app":
             del out["grammar_order"]
         if not out["check_bounds"]:
             del out["check_bounds"]
+        if not out["retries"]:
+            del out["retries"], out["retry_temperature"]
         return out
 
 
@@ -75,7 +89,8 @@ def render_demo(example: Example) -> str:
 class Generation:
     """One generated program with the prompt it came from and the demos shown. `text` is the
     program that runs: the model's, its bound calls checked when the config asks
-    (`bound_changes` lists what the check changed; `completion.text` keeps the model's)."""
+    (`bound_changes` lists what the check changed; `completion.text` keeps the model's greedy
+    program), or the sampled try that replaced it (`tries`: every try, `Try.to_dict`)."""
 
     goal: str
     prompt: str
@@ -84,6 +99,30 @@ class Generation:
     api_names: tuple[str, ...]
     completion: Completion
     bound_changes: tuple[dict[str, str], ...] = ()
+    tries: tuple[Try, ...] = ()
+
+
+@dataclass(frozen=True)
+class Try:
+    """One sampled program of `ActionGenerator.ask_again`: its seed, the program (bound calls
+    checked when the config asks), and its defects: whether it runs, the goal's numbers it
+    leaves out. `chosen`: it replaced the greedy program."""
+
+    seed: int
+    program: str
+    executable: bool
+    missing: tuple[float, ...]
+    error: str | None = None
+    bound_changes: tuple[dict[str, str], ...] = ()
+    chosen: bool = False
+
+    @property
+    def defects(self) -> tuple[bool, int]:
+        """Sort key: not running first, then how many numbers are left out (lower is better)."""
+        return (not self.executable, len(self.missing))
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
 
 
 class ActionGenerator:
@@ -164,11 +203,63 @@ class ActionGenerator:
                 if isinstance(prompt, str)
                 else "\n\n".join(f"[{m.role}]\n{m.content}" for m in prompt)
             )
-            program, changes = comp.text, []
-            if self.config.check_bounds:
-                program, changes = check_bounds(comp.text, goal, self.app)
+            program, changes = self._checked(comp.text, goal)
             ids, names = tuple(d.id for d in demos), tuple(t.name for t in apis)
             out.append(Generation(goal, shown, program.strip(), ids, names, comp, tuple(changes)))
+        if not self.config.retries:
+            return out
+        again = self.ask_again(goals, [g.text for g in out])
+        for n, (text, tries) in enumerate(again):
+            chosen = [t for t in tries if t.chosen]
+            changes = chosen[0].bound_changes if chosen else out[n].bound_changes
+            out[n] = replace(out[n], text=text, tries=tries, bound_changes=changes)
+        return out
+
+    def _checked(self, text: str, goal: str) -> tuple[str, list[dict[str, str]]]:
+        """A model program with its bound calls checked when the config asks."""
+        return check_bounds(text, goal, self.app) if self.config.check_bounds else (text, [])
+
+    def _try(self, seed: int, goal: str, text: str, error: str | None = None) -> Try:
+        program, changes = self._checked(text, goal)
+        program = program.strip()
+        run = run_program(program, self.app)
+        missing = tuple(missing_numbers(goal, program))
+        return Try(seed, program, run.executable, missing, error, tuple(changes))
+
+    def ask_again(
+        self, goals: Sequence[str], programs: Sequence[str]
+    ) -> list[tuple[str, tuple[Try, ...]]]:
+        """For each goal whose program does not run or leaves out a number the goal states,
+        up to `config.retries` sampled programs (seed 1, 2, ... at `retry_temperature`, the
+        flagged goals batched per seed), stopping at the first without defects; the program
+        with the fewest defects wins, the given one on ties. Returns (program, tries) per
+        goal; a goal that was not flagged gets its program back and no tries."""
+        first = [self._try(0, g, p) for g, p in zip(goals, programs)]
+        tries: list[list[Try]] = [[] for _ in goals]
+        todo = [i for i, t in enumerate(first) if t.defects != (False, 0)]
+        sent = {i: self.prompt(goals[i])[0] for i in todo}
+        for seed in range(1, self.config.retries + 1):
+            if not todo:
+                break
+            completions = self.engine.complete(
+                [sent[i] for i in todo],
+                max_tokens=self.config.max_tokens,
+                stop=STOP,
+                temperature=self.config.retry_temperature,
+                seed=seed,
+                constraint=self.constraint,
+            )
+            for i, comp in zip(todo, completions):
+                tries[i].append(self._try(seed, goals[i], comp.text, comp.error))
+            todo = [i for i in todo if tries[i][-1].defects != (False, 0)]
+        out = []
+        for program, initial, sampled in zip(programs, first, tries):
+            best = min(sampled, key=lambda t: t.defects, default=None)
+            if best is None or best.defects >= initial.defects:
+                out.append((program, tuple(sampled)))
+                continue
+            marked = tuple(replace(t, chosen=t is best) for t in sampled)
+            out.append((best.program, marked))
         return out
 
 

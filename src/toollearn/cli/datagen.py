@@ -45,6 +45,21 @@ def register(subparsers: Any) -> None:
     t.add_argument("--data-root", default=None, help="existing tools to avoid duplicating")
     t.add_argument("--seed", type=int, default=0)
     t.set_defaults(func=run_tools)
+    d = sub.add_parser(
+        "apps-dev",
+        help="a dev set of goals for an app, from templates its test set does not use",
+        description="Write OUT/goals.jsonl (read by `toollearn eval home-search|trip-booking "
+        "--goals`) and OUT/stats.json: PER goals from each 'train' and 'demo' template of "
+        "the app's spec, none equal to a goal of the --trained data files, a demo goal or a "
+        "test goal, nor a near copy of a test goal.",
+    )
+    d.add_argument("--app", choices=("home-search", "trip-booking"), required=True)
+    d.add_argument("--per-template", type=int, default=2)
+    d.add_argument("--seed", type=int, default=1)
+    d.add_argument("--trained", nargs="*", default=[],
+                   help="datagen apps data.jsonl files whose goals stay out")  # fmt: skip
+    d.add_argument("--out", required=True, help="output folder")
+    d.set_defaults(func=run_apps_dev)
 
 
 def _common(p: argparse.ArgumentParser) -> None:
@@ -146,6 +161,46 @@ def seal_shape(args: argparse.Namespace) -> Any:
         return SealShape(parse_calls(args.multi_calls), args.cross_field)
     except ValueError as exc:
         raise SystemExit(f"error: {exc}") from None
+
+
+def run_apps_dev(args: argparse.Namespace) -> int:
+    """An app's dev goals with their stats (rejections, training files, test overlap)."""
+    import hashlib
+    import json
+    from collections import Counter
+    from pathlib import Path
+
+    from toollearn.apps.datasets import load_tests
+    from toollearn.datagen.apps import dev_goals, training_goals
+    from toollearn.datagen.leakage import QueryIndex
+
+    trained = [g for path in args.trained for g in training_goals(path)]
+    gen = dev_goals(args.app, per_template=args.per_template, seed=args.seed, trained=trained)
+    records = gen.config.pop("records")
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    lines = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records)
+    (out / "goals.jsonl").write_text(lines, encoding="utf-8")
+    tests = QueryIndex([t.query for t in load_tests(args.app)])
+    kept = set(trained)
+    stats = {
+        "goals": len(records),
+        "by_source": dict(Counter(r["source"] for r in records)),
+        "templates": len({r["template"] for r in records}),
+        "rejected": dict(sorted(gen.rejections.items())),
+        "leakage": {  # checked again on the written goals
+            "test_goals_exact_or_near": sum(bool(tests.match(r["goal"])) for r in records),
+            "training_goals": sum(r["goal"] in kept for r in records),
+        },
+        "trained_files": {
+            p: hashlib.sha256(Path(p).read_bytes()).hexdigest() for p in args.trained
+        },
+        "goals_sha256": hashlib.sha256(lines.encode()).hexdigest(),
+        "config": gen.config,
+    }
+    (out / "stats.json").write_text(json.dumps(stats, indent=2) + "\n", encoding="utf-8")
+    print(json.dumps({k: stats[k] for k in ("goals", "by_source", "rejected", "leakage")}))
+    return 0
 
 
 def run(args: argparse.Namespace) -> int:

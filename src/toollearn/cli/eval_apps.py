@@ -1,5 +1,5 @@
-"""`toollearn eval home-search|trip-booking|apps-table|apps-bounds`: execution-judged app
-benchmarks, and the bound check applied to a finished run."""
+"""`toollearn eval home-search|trip-booking|apps-table|apps-bounds|apps-retry`: execution-judged
+app benchmarks, and the bound check or sampled retries applied to a finished run."""
 
 from __future__ import annotations
 
@@ -45,6 +45,18 @@ def _common(p: argparse.ArgumentParser) -> None:
         "('under $900,000' -> set_max_price; '$1,000 to $2,000' -> both ends), recording the "
         "model's program as unchecked_output (toollearn.apps.bounds)",
     )
+    _retry_args(p)
+
+
+def _retry_args(p: argparse.ArgumentParser, default: int = 0) -> None:
+    p.add_argument(
+        "--retries",
+        type=int,
+        default=default,
+        help="ask again, sampled, up to N times when a program does not run or leaves out a "
+        "number the goal states; the first try without either defect replaces it",
+    )
+    p.add_argument("--retry-temperature", type=float, default=0.7)
 
 
 def register_eval(eval_sub: Any) -> None:
@@ -60,6 +72,9 @@ def register_eval(eval_sub: Any) -> None:
         )
         p.add_argument("--config", choices=list(CONFIGS), default="system+demos")
         p.add_argument("--all-configs", action="store_true", help="run every configuration")
+        p.add_argument("--goals", default=None,
+                       help="a goals file (e.g. a dev set from `datagen apps-dev`) instead of "
+                       "the test goals")  # fmt: skip
         _common(p)
         p.set_defaults(func=run, app=app)
     p = eval_sub.add_parser(
@@ -93,6 +108,22 @@ def register_eval(eval_sub: Any) -> None:
     p.add_argument("--run", required=True, help="a finished app run directory")
     p.add_argument("--out", required=True, help="the checked run's directory")
     p.set_defaults(func=bounds_cmd)
+    p = eval_sub.add_parser(
+        "apps-retry",
+        help="a finished app run with its flagged programs asked for again (sampled)",
+        description="Write OUT: RUN (a home-search or trip-booking run directory) with every "
+        "program that does not run or leaves out a number its goal states asked for again, "
+        "as --retries would have written it from the same greedy programs, and scored. "
+        "Only flagged goals reach the engine.",
+    )
+    p.add_argument("--run", required=True, help="a finished app run directory")
+    p.add_argument("--out", required=True, help="the retried run's directory")
+    p.add_argument("--batch-size", type=int, default=4)
+    from toollearn.models import APPS_ENGINE
+
+    add_engine_args(p, default=APPS_ENGINE)
+    _retry_args(p, default=4)
+    p.set_defaults(func=retry_cmd)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -101,6 +132,8 @@ def run(args: argparse.Namespace) -> int:
 
     engine = load_engine_from_args(args)
     if args.all_configs:
+        if args.goals or args.retries:
+            raise ToollearnError("--all-configs runs the test goals without retries")
         table = run_table(engine, args.out, (args.app,), limit=args.limit,
                           batch_size=args.batch_size, chat=args.chat,
                           grammar_order=args.grammar_order,
@@ -109,7 +142,8 @@ def run(args: argparse.Namespace) -> int:
         return 0
     scores = run_app(args.app, args.config, engine, args.out, args.limit, args.batch_size,
                      chat=args.chat, grammar_order=args.grammar_order,
-                     check_bounds=args.check_bounds)  # fmt: skip
+                     check_bounds=args.check_bounds, retries=args.retries,
+                     retry_temperature=args.retry_temperature, goals=args.goals)  # fmt: skip
     print(json.dumps(scores, indent=2))
     return 0
 
@@ -147,5 +181,16 @@ def bounds_cmd(args: argparse.Namespace) -> int:
     from toollearn.evaluation.runners.apps import check_run
 
     scores = check_run(args.run, args.out)
+    print(json.dumps(scores, indent=2))
+    return 0
+
+
+def retry_cmd(args: argparse.Namespace) -> int:
+    """A finished run's flagged programs asked for again, scored."""
+    from toollearn.evaluation.runners.apps import retry_run
+
+    engine = load_engine_from_args(args)
+    scores = retry_run(args.run, args.out, engine, args.retries, args.retry_temperature,
+                       args.batch_size)  # fmt: skip
     print(json.dumps(scores, indent=2))
     return 0

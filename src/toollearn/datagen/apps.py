@@ -34,14 +34,21 @@ Metadata: "kind", "app", and "query" + "template" (single) or "queries" + "templ
 (allshot). The config records the app, n, seed, the generator config, the templates used and
 the API complexity (log base 2, the paper's score) of the app's test set given the demos, the
 generated training programs, and both.
+
+`dev_goals` fills the spec's "dev" templates (phrasings written for choosing settings, used by
+neither training nor the test set) into a dev set of goal records, with the goals of given
+training files, the demo goals and the test goals (and near copies of these) kept out;
+`toollearn datagen apps-dev` writes it.
 """
 
 from __future__ import annotations
 
+import json
 import random
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any
 
 from toollearn.apps.base import App
@@ -65,6 +72,7 @@ from toollearn.engines import ScriptedEngine
 from toollearn.formats.answers import programs
 
 SPLIT = "train"
+DEV_SOURCES = ("dev",)  # the templates a dev set draws from (never "test")
 SOURCE = "toollearn-apps"
 KINDS = ("single", "allshot")
 DEFAULT_CONFIG = GeneratorConfig(chat=True, system_prompt=True, k_demos=3)
@@ -97,12 +105,13 @@ class PairSampler:
         *,
         tests: Sequence[str] = (),
         demos: Sequence[str] = (),
+        trained: Sequence[str] = (),
         max_tries: int = 50,
     ):
         if not templates:
             raise DataError(f"{cls.name}: the spec has no {SPLIT!r} templates")
         self.cls, self.templates, self.pools, self.rng, self.out = cls, templates, pools, rng, out
-        self.tests, self.demos = QueryIndex(tests), set(demos)
+        self.tests, self.demos, self.trained = QueryIndex(tests), set(demos), set(trained)
         self.max_tries = max_tries
         self.queue: list[Template] = []
         self.seen: set[str] = set()
@@ -131,6 +140,8 @@ class PairSampler:
             return ("test goal" if found[0] == "exact" else "near test goal"), ()
         if goal in self.demos:
             return "demo goal", ()
+        if goal in self.trained:
+            return "training goal", ()
         run = run_program(program, self.cls)
         if not run.executable:
             return "label not executable", ()
@@ -142,7 +153,7 @@ class PairSampler:
         pairs: list[Pair] = []
         while len(pairs) < k:
             template = self._next_template({p.template for p in pairs})
-            pair = self._fill(template)
+            pair = self.fill(template)
             if pair is None:
                 self.exhausted.add(template.id)
                 self.queue = [t for t in self.queue if t.id != template.id]
@@ -150,7 +161,8 @@ class PairSampler:
                 pairs.append(pair)
         return pairs
 
-    def _fill(self, template: Template) -> Pair | None:
+    def fill(self, template: Template) -> Pair | None:
+        """One new acceptable pair from `template`, or None after `max_tries` rejections."""
         for _ in range(self.max_tries):
             filled = fill(template, choose(template, self.pools, self.rng))
             why, names = self.reason(filled.goal, filled.program)
@@ -221,6 +233,64 @@ def complexity_report(app: str, train: Sequence[Sequence[str]]) -> dict[str, Any
             "train_combinations": len(combos), "vs_demos": score(demos),
             "vs_train": score(combos), "vs_train_and_demos": score(combos + demos),
             "paper_vs_train": PAPER_TRAIN_COMPLEXITY.get(app)}  # fmt: skip
+
+
+def training_goals(path: str | Path) -> list[str]:
+    """The goals of a `datagen apps` data.jsonl (each sample's "query" or "queries")."""
+    if not Path(path).is_file():
+        raise DataError("no such data file", str(path))
+    goals: list[str] = []
+    for n, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), 1):
+        try:
+            meta = json.loads(line)["metadata"]
+            goals += [meta["query"]] if "query" in meta else list(meta["queries"])
+        except (ValueError, KeyError, TypeError) as exc:
+            raise DataError(f"not a datagen apps sample: {exc}", str(path), n) from None
+    return goals
+
+
+def dev_goals(
+    app: str,
+    *,
+    per_template: int = 6,
+    seed: int = 1,
+    trained: Sequence[str] = (),
+    sources: Sequence[str] = DEV_SOURCES,
+    max_tries: int = 50,
+) -> Generated:
+    """A dev set of `app`: `per_template` goals from each template of the spec's `sources`
+    splits (by default "dev": phrasings neither training nor the test set uses; never "test"),
+    none equal to a training goal (`trained`), a demo goal or a test goal, nor a near copy of
+    a test goal. Returns the goal records (the bundled splits' format plus
+    "source", `apps.datasets.load_goals` reads them) in `config["records"]`, rejections
+    counted by reason."""
+    if "test" in sources:
+        raise DataError("a dev set never draws from the test templates")
+    cls = app_class(app)
+    splits, pools = load_spec(spec_path(app))
+    chosen = [(src, t) for src in sources for t in splits.get(src, [])]
+    out = Generated(config={"generator": "apps-dev", "app": app, "seed": seed,
+                            "per_template": per_template, "sources": list(sources),
+                            "trained_goals": len(set(trained))})  # fmt: skip
+    rng = random.Random(f"apps-dev:{app}:{seed}")
+    sampler = PairSampler(cls, [t for _, t in chosen], pools, rng, out,
+                          tests=[t.query for t in load_tests(app)],
+                          demos=[d.query for d in load_demos(app)], trained=trained,
+                          max_tries=max_tries)  # fmt: skip
+    records: list[dict[str, Any]] = []
+    for source, template in chosen:
+        for _ in range(per_template):
+            pair = sampler.fill(template)
+            if pair is None:
+                out.reject("template exhausted")
+                break
+            run = run_program(pair.program, cls)
+            records.append({"id": f"{app}/dev/{len(records):03d}", "goal": pair.goal,
+                            "program": pair.program, "template": pair.template,
+                            "source": source, "names": list(pair.names),
+                            "criteria": run.criteria})  # fmt: skip
+    out.config["records"] = records
+    return out
 
 
 def app_exclusions(app: str) -> Exclusions:

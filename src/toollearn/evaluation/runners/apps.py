@@ -19,8 +19,8 @@ from typing import Any
 
 from toollearn.apps.base import App
 from toollearn.apps.bounds import check_bounds
-from toollearn.apps.datasets import app_class, load_demos, load_tests
-from toollearn.apps.generator import CONFIGS, ActionGenerator, GeneratorConfig
+from toollearn.apps.datasets import app_class, load_demos, load_goals, load_tests
+from toollearn.apps.generator import CONFIGS, ActionGenerator, Generation, GeneratorConfig
 from toollearn.apps.program import program_names
 from toollearn.apps.scoring import aggregate, score_program
 from toollearn.core.errors import DataError
@@ -68,19 +68,23 @@ def app_config(
     chat: bool = False,
     grammar_order: str = "app",
     check_bounds: bool = False,
+    retries: int = 0,
+    retry_temperature: float = 0.7,
 ) -> GeneratorConfig:
     """A named configuration (or a given one) with the app's token budget. `chat` sends the
     prompt as chat messages (system + user), the way `datagen apps` renders its training
     samples; the named configurations send raw text, as ToolBench prompts a base model.
     `grammar_order` ("app", "any" or "typed") is the constrained configuration's call order
     (`apps.grammar.program_grammar`); `check_bounds` checks each program's bound calls
-    against the goal (`apps.bounds`)."""
+    against the goal (`apps.bounds`); `retries` sampled tries replace a program that does
+    not run or leaves out a number the goal states (`ActionGenerator.ask_again`)."""
     if isinstance(config, GeneratorConfig):
         return config
     if config not in CONFIGS:
         raise ValueError(f"unknown config {config!r}; use one of {', '.join(CONFIGS)}")
     base = CONFIGS[config].to_dict()
     base["chat"], base["grammar_order"], base["check_bounds"] = chat, grammar_order, check_bounds
+    base["retries"], base["retry_temperature"] = retries, retry_temperature
     base["max_tokens"] = MAX_TOKENS.get(app, base["max_tokens"])
     if base["constrained"]:  # the grammar bounds the program; let it reach search()
         base["max_tokens"] *= 2
@@ -182,17 +186,24 @@ def run_app(
     chat: bool = False,
     grammar_order: str = "app",
     check_bounds: bool = False,
+    retries: int = 0,
+    retry_temperature: float = 0.7,
+    goals: str | Path | None = None,
 ) -> dict[str, Any]:
     """Evaluate one app under one configuration (`app_config`: chat messages with `chat`, the
-    grammar's call order, bound calls checked); resumes an interrupted run in `out_dir`."""
+    grammar's call order, bound calls checked, sampled retries) on its test goals, or on the
+    `goals` file (a dev set, `apps.datasets.load_goals`); resumes an interrupted run."""
     cls = app_class(app)
-    cfg = app_config(app, config, chat, grammar_order, check_bounds)
-    demos, tests = load_demos(app), load_tests(app)
+    cfg = app_config(app, config, chat, grammar_order, check_bounds, retries, retry_temperature)
+    demos = load_demos(app)
+    tests = load_tests(app) if goals is None else load_goals(app, goals)
     if limit is not None:
         tests = tests[:limit]
     name = config if isinstance(config, str) else "custom"
     run_config = {"app": app, "config": name, "generator": cfg.to_dict(), "engine": engine.name}
     run_config["limit"] = limit
+    if goals is not None:
+        run_config["goals"] = str(goals)
     writer = RunWriter(out_dir, run_config)
     done = writer.done_ids()
     todo = [t for t in tests if t.id not in done]
@@ -202,14 +213,8 @@ def run_app(
     batches = [todo[i : i + batch_size] for i in range(0, len(todo), batch_size)]
     for batch in progress(batches, total=len(batches), desc=f"{app} {name}"):
         for example, gen in zip(batch, generator.generate([e.query for e in batch])):
-            output = gen.text if cfg.check_bounds else gen.completion.text
-            scored = score_program(output, [example.metadata["program"]], cls)
-            record = {"id": example.id, "goal": example.query, "prediction": gen.text}
-            record["output"] = output
-            if cfg.check_bounds:
-                record["unchecked_output"] = gen.completion.text
-                record["bound_changes"] = list(gen.bound_changes)
-            record.update(scored)
+            record = _record(example.id, gen, cfg)
+            record.update(score_program(record["output"], [example.metadata["program"]], cls))
             record.update(
                 label=example.metadata["program"],
                 template=example.metadata["template"],
@@ -222,6 +227,80 @@ def run_app(
     records = [r for r in writer.records() if r["id"] in {t.id for t in tests}]
     scores = score_records(records, app)
     writer.write_scores(scores, extra={"paper_complexity": PAPER_COMPLEXITY.get(app)})
+    return scores
+
+
+def _record(example_id: str, gen: Generation, cfg: GeneratorConfig) -> dict[str, Any]:
+    """A run record's program fields: the program that runs ("output"), the model's greedy
+    program when a check or a retry changed it, what changed, the sampled tries."""
+    changed = cfg.check_bounds or cfg.retries
+    output = gen.text if changed else gen.completion.text
+    record = {"id": example_id, "goal": gen.goal, "prediction": gen.text, "output": output}
+    if changed:
+        record["unchecked_output"] = gen.completion.text
+    if cfg.check_bounds:
+        record["bound_changes"] = list(gen.bound_changes)
+    if cfg.retries:
+        record["tries"] = [t.to_dict() for t in gen.tries]
+    return record
+
+
+def retry_run(
+    run_dir: str | Path,
+    out_dir: str | Path,
+    engine: Engine,
+    retries: int,
+    temperature: float = 0.7,
+    batch_size: int = 4,
+) -> dict[str, Any]:
+    """OUT: the finished run RUN with `ActionGenerator.ask_again` applied to its programs (the
+    same generator config, `retries` sampled tries at `temperature` for a program that does
+    not run or leaves out a number its goal states), as `run_app` with `retries` would have
+    written it from the same greedy programs; scored. Only flagged goals reach the engine."""
+    src, out = Path(run_dir), Path(out_dir)
+    if src.resolve() == out.resolve():
+        raise DataError("write the retried run to another directory", str(out))
+    if not (src / "config.json").is_file():
+        raise DataError(f"{src} is not a run directory (no config.json)")
+    config = json.loads((src / "config.json").read_text(encoding="utf-8"))
+    if config["generator"].get("retries"):
+        raise DataError("this run asked again already", str(src))
+    cls = app_class(config["app"])
+    cfg = GeneratorConfig(
+        **{**config["generator"], "retries": retries, "retry_temperature": temperature}
+    )
+    config.update(generator=cfg.to_dict(), retried_from=str(src), engine=engine.name)
+    writer = RunWriter(out, config)
+    done = writer.done_ids()
+    records = read_records(src / "predictions.jsonl")
+    todo = [r for r in records if r["id"] not in done]
+    if todo:
+        writer.record_engine(engine)
+    generator = ActionGenerator(cls, engine, load_demos(config["app"]), cfg)
+    batches = [todo[i : i + batch_size] for i in range(0, len(todo), batch_size)]
+    for batch in progress(batches, total=len(batches), desc=f"{config['app']} ask again"):
+        started = time.perf_counter()
+        given = [_program_text(r) for r in batch]
+        again = generator.ask_again([r["goal"] for r in batch], given)
+        seconds = (time.perf_counter() - started) / len(batch)
+        for rec, program, (text, tries) in zip(batch, given, again):
+            new = {**rec, "prediction": text.strip(), "output": text}
+            new["greedy_output"] = program
+            new["tries"] = [t.to_dict() for t in tries]
+            new["retry_seconds"] = round(seconds, 3) if tries else 0.0
+            chosen = [t for t in tries if t.chosen]
+            if chosen and cfg.check_bounds:
+                new["bound_changes"] = list(chosen[0].bound_changes)
+            new.update(score_program(text, [rec["label"]], cls))
+            writer.append(new)
+    ids = {r["id"] for r in records}
+    kept = [r for r in writer.records() if r["id"] in ids]
+    scores = score_records(kept, config["app"])
+    extra = {"paper_complexity": PAPER_COMPLEXITY.get(config["app"]),
+             "asked_again": sum(bool(r["tries"]) for r in kept),
+             "replaced": sum(any(t["chosen"] for t in r["tries"]) for r in kept),
+             "sampled_programs": sum(len(r["tries"]) for r in kept)}  # fmt: skip
+    writer.write_scores(scores, extra=extra)
     return scores
 
 

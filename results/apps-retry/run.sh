@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Asking the shipped apps adapter again where its program is visibly wrong (it does not run,
+# or it leaves out a number the goal states: `apps.bounds.missing_numbers`), sampled, the first
+# try without either defect replacing it (`toollearn eval apps-retry`). How many tries and at
+# what temperature is chosen on dev sets (choose.py, the rule fixed before any of these runs),
+# then applied once to the shipped test runs. No label is read to pick a program.
+#   bash results/apps-retry/run.sh      (about 1.5 hours: two 1-thread processes, one per app)
+set -euo pipefail
+source .venv/bin/activate
+OUT=results/apps-retry RUN=runs/apps-retry
+ENGINE=(--engine tuned-apps --threads 1)
+dev() {  # the dev set: goals the test templates do not use, the training goals left out
+  local app=$1
+  toollearn datagen apps-dev --app "$app" --per-template 6 --seed 1 \
+    --trained "runs/data/apps2-$app/data.jsonl" --out "results/apps-dev/$app" > /dev/null
+  toollearn eval "$app" --goals "results/apps-dev/$app/goals.jsonl" --check-bounds \
+    --out "$RUN/dev/$app/greedy" "${ENGINE[@]}" > /dev/null
+  for n in 2 4 8; do
+    for t in 0.5 1.0; do
+      toollearn eval apps-retry --run "$RUN/dev/$app/greedy" --out "$RUN/dev/$app/n$n-t$t" \
+        --retries $n --retry-temperature $t "${ENGINE[@]}" > /dev/null
+    done
+  done
+}
+dev home-search & dev trip-booking &
+wait
+rm -rf "$OUT/dev" && mkdir -p "$OUT" && cp -r "$RUN/dev" "$OUT/dev"
+python "$OUT/choose.py" "$OUT/dev" > "$OUT/dev/choice.md"
+cat "$OUT/dev/choice.md"
+read -r n t < <(python -c "import json,sys; c=json.load(open(sys.argv[1])); \
+print(c['retries'], c['temperature']) if c else print('0 0')" "$OUT/dev/choice.json")
+if [ "$n" = 0 ]; then echo "no retries chosen on dev: no test runs"; exit 0; fi
+CHECKED=results/apps-bounds/v5-retrained  # the shipped adapter's test runs, bound calls checked
+test_runs() {
+  for run in "$@"; do
+    toollearn eval apps-retry --run "$CHECKED/$run" --out "$RUN/test/$run" --retries "$n" \
+      --retry-temperature "$t" "${ENGINE[@]}" > /dev/null
+  done
+}
+test_runs home-search/system+demos home-search/anyorder &
+test_runs trip-booking/system+demos trip-booking/anyorder trip-booking/typed &
+wait
+rm -rf "$OUT/test" && cp -r "$RUN/test" "$OUT/test"
+for run in {home-search,trip-booking}/{system+demos,anyorder} trip-booking/typed; do
+  toollearn report compare "results/eval-apps-135m-v5-retrained/$run" "$CHECKED/$run" \
+    "$OUT/test/$run" --label "apps-135m, model alone" --label "apps-135m, bound calls checked" \
+    --label "apps-135m, checked, asked again (n$n, t$t)" \
+    --out "$OUT/test/$run/compare.md" --json "$OUT/test/$run/compare.json" > /dev/null
+done
+python results/apps-bounds/coverage.py "$OUT"/test/*/system+demos "$OUT"/test/trip-booking/typed \
+  > "$OUT/test/coverage.md"
+find "$OUT" -name .lock -delete

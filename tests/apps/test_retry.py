@@ -1,0 +1,137 @@
+"""Asking again: the label-free flag (a goal number left out, a program that does not run),
+sampled tries that replace a flagged program, live and after the fact (scripted engine)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+
+import pytest
+
+from toollearn.apps import HomeSearchApp
+from toollearn.apps.bounds import missing_numbers
+from toollearn.apps.datasets import load_demos, load_goals, load_tests
+from toollearn.apps.generator import CONFIGS, ActionGenerator
+from toollearn.cli.main import main
+from toollearn.core.errors import DataError
+from toollearn.engines import ScriptedEngine
+from toollearn.evaluation.runners.apps import app_config, rescore_run, retry_run, run_app
+
+GOAL = "Rent a home in Austin with 3 bedrooms for $1,000 to $2,000 a month."
+RIGHT = (
+    'API.set_location("Austin")\nAPI.set_buy_or_rent("rent")\nAPI.set_num_beds(3)\n'
+    "API.set_min_price(1000)\nAPI.set_max_price(2000)\nAPI.search()"
+)
+NO_BEDS = RIGHT.replace("API.set_num_beds(3)\n", "")
+
+
+def test_missing_numbers_names_what_the_program_leaves_out() -> None:
+    assert missing_numbers(GOAL, RIGHT) == []
+    assert missing_numbers(GOAL, NO_BEDS) == [3.0]
+    assert missing_numbers(GOAL, "API.search()") == [3.0, 1000.0, 2000.0]
+    assert missing_numbers("Two bedrooms, 2 baths, 2 garages.", "API.set_num_baths(2)") == []
+
+
+def _generator(script, retries: int = 3) -> tuple[ActionGenerator, ScriptedEngine]:
+    engine = ScriptedEngine(script)
+    cfg = app_config("home-search", "system+demos", retries=retries, retry_temperature=0.9)
+    return ActionGenerator(HomeSearchApp, engine, load_demos("home-search"), cfg), engine
+
+
+def test_a_flagged_program_is_replaced_by_the_first_try_without_defects() -> None:
+    gen, engine = _generator([NO_BEDS, "API.set_num_beds(", RIGHT, RIGHT])
+    (out,) = gen.generate([GOAL])
+    assert out.text == RIGHT and out.completion.text == NO_BEDS
+    assert [(t.seed, t.executable, t.missing, t.chosen) for t in out.tries] == [
+        (1, False, (3.0, 1000.0, 2000.0), False),
+        (2, True, (), True),
+    ]
+    sampled = engine.requests[1:]
+    assert [r["seed"] for r in sampled] == [1, 2]  # stops at the first clean try
+    assert all(r["temperature"] == 0.9 for r in sampled)
+    assert engine.requests[0]["temperature"] == 0.0
+
+
+def test_clean_programs_are_not_asked_again_and_ties_keep_the_greedy_one() -> None:
+    gen, engine = _generator([RIGHT, NO_BEDS, NO_BEDS, "API.search(", NO_BEDS, "x"], 2)
+    out = gen.generate([GOAL, GOAL])
+    assert out[0].text == RIGHT and out[0].tries == ()
+    assert out[1].text == NO_BEDS and not any(t.chosen for t in out[1].tries)
+    assert len(engine.requests) == 3 and len(engine.requests[1]["prompts"]) == 1
+
+
+def test_retries_off_keeps_configs_as_they_were() -> None:
+    assert "retries" not in CONFIGS["system+demos"].to_dict()
+    on = app_config("home-search", "system+demos", retries=2).to_dict()
+    assert on["retries"] == 2 and on["retry_temperature"] == 0.7
+    with pytest.raises(ValueError, match="retries"):
+        app_config("home-search", "system+demos", retries=-1)
+
+
+def test_runs_retried_live_and_after_the_fact_agree(tmp_path) -> None:
+    """Greedy programs leave the bedroom count out, sampled ones are the labels."""
+    tests = load_tests("home-search")[:6]
+    labels = {t.query: t.metadata["program"] for t in tests}
+
+    class Engine(ScriptedEngine):
+        def complete(self, prompts, **kw):
+            out = super().complete(prompts, **kw)
+            if kw.get("temperature", 0.0) == 0.0:
+                out = [replace(o, text=_drop_beds(o.text)) for o in out]
+            return out
+
+    engine = Engine(lambda prompt: labels[prompt.rsplit("Task: ", 1)[1].split("\n")[0]])
+    plain = run_app("home-search", "demos", engine, tmp_path / "plain", limit=6)
+    live = run_app("home-search", "demos", engine, tmp_path / "live", limit=6, retries=2)
+    after = retry_run(tmp_path / "plain", tmp_path / "after", engine, retries=2)
+    assert after == live == rescore_run(tmp_path / "after")
+    assert live["success_rate"] == 100.0 > plain["success_rate"]
+    read = [json.loads(x) for x in (tmp_path / "after" / "predictions.jsonl").open()]
+    asked = [r for r in read if r["tries"]]
+    assert asked and all(r["greedy_output"] != r["output"] and r["success"] for r in asked)
+    scores = json.loads((tmp_path / "after" / "scores.json").read_text())
+    assert scores["asked_again"] == scores["replaced"] == len(asked)
+    with pytest.raises(DataError, match="asked again already"):
+        retry_run(tmp_path / "live", tmp_path / "again", engine, retries=2)
+
+
+def _drop_beds(program: str) -> str:
+    return "\n".join(x for x in program.split("\n") if not x.startswith("API.set_num_beds"))
+
+
+def test_eval_reads_a_goals_file_and_rejects_a_bad_one(tmp_path) -> None:
+    record = {"id": "home-search/dev/000", "goal": GOAL, "program": RIGHT, "template": "t",
+              "criteria": {}}  # fmt: skip
+    goals = tmp_path / "goals.jsonl"
+    goals.write_text(json.dumps(record) + "\n")
+    (example,) = load_goals("home-search", goals)
+    assert example.query == GOAL and example.split == "dev"
+    out = tmp_path / "run"
+    scores = run_app("home-search", "system+demos", ScriptedEngine([RIGHT]), out, goals=goals)
+    assert scores["n"] == 1 and scores["success_rate"] == 100.0
+    assert json.loads((out / "config.json").read_text())["goals"] == str(goals)
+    goals.write_text('{"id": "x", "goal": "g", "program": "API.nope(", "template": "t"}\n')
+    with pytest.raises(DataError, match="goals.jsonl:1"):
+        load_goals("home-search", goals)
+    with pytest.raises(DataError, match="no goals file"):
+        load_goals("home-search", tmp_path / "none.jsonl")
+    assert main(["eval", "home-search", "--goals", str(goals), "--all-configs", "--retries",
+                 "1", "--out", str(tmp_path / "x")]) == 1  # fmt: skip
+
+
+@pytest.mark.model
+def test_the_shipped_apps_model_asked_again_on_a_program_that_leaves_numbers_out() -> None:
+    """The real apps adapter, sampled: a program with the goal's numbers missing is replaced by
+    a try that states them, found within a few seeds."""
+    from toollearn.engines import load_engine
+    from toollearn.models import APPS_ENGINE
+
+    engine = load_engine(APPS_ENGINE, n_threads=1)
+    cfg = app_config("home-search", "system+demos", check_bounds=True, retries=4)
+    gen = ActionGenerator(HomeSearchApp, engine, load_demos("home-search"), cfg)
+    ((program, tries),) = gen.ask_again([GOAL], ['API.set_location("Austin")\nAPI.search()'])
+    assert tries and [t.seed for t in tries] == list(range(1, len(tries) + 1))
+    chosen = [t for t in tries if t.chosen]
+    assert len(chosen) == 1 and program == chosen[0].program
+    assert chosen[0].executable and chosen[0].missing == () and "set_num_beds(3)" in program
+    assert [t.seed for t in tries][-1] == chosen[0].seed  # it stopped at the first clean try
