@@ -1,5 +1,6 @@
-"""Asking again: the label-free flag (a goal number left out, a program that does not run),
-sampled tries that replace a flagged program, live and after the fact (scripted engine)."""
+"""Asking again: the label-free flags (a goal number left out or passed to a call too many, a
+program that does not run), sampled tries that replace a flagged program, live and after the
+fact (scripted engine)."""
 
 from __future__ import annotations
 
@@ -8,12 +9,13 @@ from dataclasses import replace
 
 import pytest
 
-from toollearn.apps import HomeSearchApp
-from toollearn.apps.bounds import missing_numbers
-from toollearn.apps.datasets import load_demos, load_goals, load_tests
+from toollearn.apps import APPS, HomeSearchApp
+from toollearn.apps.bounds import missing_numbers, repeated_numbers
+from toollearn.apps.datasets import load_demos, load_goals, load_tests, spec_path
 from toollearn.apps.generator import CONFIGS, ActionGenerator
 from toollearn.cli.main import main
 from toollearn.core.errors import DataError
+from toollearn.data.templates import generate, load_spec
 from toollearn.engines import ScriptedEngine
 from toollearn.evaluation.runners.apps import app_config, rescore_run, retry_run, run_app
 
@@ -135,3 +137,30 @@ def test_the_shipped_apps_model_asked_again_on_a_program_that_leaves_numbers_out
     assert len(chosen) == 1 and program == chosen[0].program
     assert chosen[0].executable and chosen[0].missing == () and "set_num_beds(3)" in program
     assert [t.seed for t in tries][-1] == chosen[0].seed  # it stopped at the first clean try
+
+
+def test_repeated_numbers_names_a_number_passed_to_one_call_too_many() -> None:
+    goal = "Rent a townhouse in Chicago with 3 bedrooms on floor 15."
+    twice = home = 'API.set_location("Chicago")\nAPI.set_buy_or_rent("rent")\n'
+    home += "API.set_num_beds(3)\nAPI.set_floor_number(15)\nAPI.search()"
+    twice += "API.set_floor_number(15)\nAPI.set_min_square_feet(15)\nAPI.search()"
+    assert repeated_numbers(goal, home, HomeSearchApp) == []
+    assert repeated_numbers(goal, twice, HomeSearchApp) == [15.0]
+    assert missing_numbers(goal, twice) == [3.0]
+    two = "API.set_num_beds(2)\nAPI.set_num_baths(2)"
+    assert repeated_numbers("2 beds, 2 baths.", two, HomeSearchApp) == []
+    assert repeated_numbers("2 beds.", two, HomeSearchApp) == [2.0]
+    assert repeated_numbers("A house.", "API.set_num_beds(4)", HomeSearchApp) == [4.0]
+    assert repeated_numbers(goal, "API.set_num_beds(", HomeSearchApp) == []
+
+
+@pytest.mark.parametrize("app", ["home-search", "trip-booking"])
+def test_no_label_program_is_flagged(app) -> None:
+    """Labels of every template (train, dev, demo, test): nothing missing, nothing repeated."""
+    cls = APPS[app]
+    templates, pools = load_spec(spec_path(app))
+    filled = generate(templates["train"] + templates["dev"], pools, 10, seed=2)
+    pairs = [(f.goal, f.program) for f in filled]
+    pairs += [(e.query, e.metadata["program"]) for e in load_demos(app) + load_tests(app)]
+    assert len(pairs) > 500
+    assert not [g for g, p in pairs if missing_numbers(g, p) or repeated_numbers(g, p, cls)]

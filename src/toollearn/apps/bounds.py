@@ -20,9 +20,11 @@ Only calls with a bare number whose value the goal states once with a cue are to
 everything else is left as written. Each change is returned with its reason, so a run records
 what the check did beside the model's own program (`unchecked_output`).
 
-`missing_numbers` is a second label-free check: the numbers the goal states (both ends of a
-range) that the program does not pass anywhere, the trigger for asking the model again
-(`apps.generator`, `results/apps-bounds/coverage.md`).
+Two more label-free checks, the triggers for asking the model again (`apps.generator`):
+`missing_numbers`, the numbers the goal states (both ends of a range) that the program does not
+pass anywhere (`results/apps-bounds/coverage.md`), and `repeated_numbers`, the numbers it
+passes to more setters than the goal states them ("floor 15" as `set_floor_number(15)` and
+`set_min_square_feet(15)`).
 """
 
 from __future__ import annotations
@@ -35,7 +37,14 @@ from toollearn.apps.base import App
 from toollearn.core.errors import FormatError
 from toollearn.formats.answers.programs import Statement, clean_program, parse_program
 
-__all__ = ["Mention", "check_bounds", "goal_mentions", "missing_numbers", "setter_side"]
+__all__ = [
+    "Mention",
+    "check_bounds",
+    "goal_mentions",
+    "missing_numbers",
+    "repeated_numbers",
+    "setter_side",
+]
 
 _NUMBER = re.compile(r"(?<![\w.])\$?(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?(\+)?")
 # Cue phrases, longest (negated) forms first so "no more than" is not read as "more than".
@@ -236,3 +245,16 @@ def missing_numbers(goal: str, program: str) -> list[float]:
     used = {float(x) for x in _LITERAL.findall(program)}
     stated = [v for m in goal_mentions(goal) for v in (m.value, m.other) if v is not None]
     return [v for i, v in enumerate(stated) if v not in used and v not in stated[:i]]
+
+
+def repeated_numbers(goal: str, program: str, app: type[App]) -> list[float]:
+    """The numbers the program passes to more calls (a call with one bare number) than the goal
+    states them (a number it does not state at all included), in order; none for a program
+    that does not parse."""
+    try:
+        statements = parse_program(clean_program(program), app.api_names(), app.helpers)
+    except FormatError:
+        return []
+    used = Counter(v for st in statements if (v := _number(st)) is not None)
+    stated = Counter(m.value for m in goal_mentions(goal))
+    return [v for v, n in used.items() if n > stated[v]]

@@ -6,9 +6,10 @@ laid out like ToolBench's `RagGenerator` and rendered only by
 `toollearn.formats.answers.programs`. With `constrained=True` the engine decodes under the
 app's program grammar (`toollearn.apps.grammar`). With `check_bounds=True` each program's bound
 calls are turned to the side the goal's wording states (`toollearn.apps.bounds`). With
-`retries=N` a program that does not execute or leaves out a number the goal states
-(`bounds.missing_numbers`) is asked for again, sampled (seeds 1..N at `retry_temperature`),
-and the first sample with neither defect replaces it (`ActionGenerator.ask_again`): no label
+`retries=N` a program that does not execute, leaves out a number the goal states
+(`bounds.missing_numbers`) or passes one to more calls than the goal states it
+(`bounds.repeated_numbers`) is asked for again, sampled (seeds 1..N at `retry_temperature`),
+and the first sample without these defects replaces it (`ActionGenerator.ask_again`): no label
 is read, only the goal and the app's own interpreter.
 """
 
@@ -19,7 +20,7 @@ from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 from toollearn.apps.base import App
-from toollearn.apps.bounds import check_bounds, missing_numbers
+from toollearn.apps.bounds import check_bounds, missing_numbers, repeated_numbers
 from toollearn.apps.program import run_program
 from toollearn.core.types import Example, Message, Tool
 from toollearn.engines.base import Completion, Engine
@@ -51,7 +52,7 @@ class GeneratorConfig:
     max_tokens: int = 200
     grammar_order: str = "app"  # constrained: the other calls in the app's order, "any", "typed"
     check_bounds: bool = False  # turn bound calls to the side the goal states (apps.bounds)
-    retries: int = 0  # sampled tries for a program that fails to run or leaves a number out
+    retries: int = 0  # sampled tries for a program that fails to run or misuses a goal number
     retry_temperature: float = 0.7
 
     def __post_init__(self) -> None:
@@ -106,20 +107,22 @@ class Generation:
 class Try:
     """One sampled program of `ActionGenerator.ask_again`: its seed, the program (bound calls
     checked when the config asks), and its defects: whether it runs, the goal's numbers it
-    leaves out. `chosen`: it replaced the greedy program."""
+    leaves out, those it passes to more calls than the goal states them. `chosen`: it replaced
+    the greedy program."""
 
     seed: int
     program: str
     executable: bool
     missing: tuple[float, ...]
+    repeated: tuple[float, ...] = ()
     error: str | None = None
     bound_changes: tuple[dict[str, str], ...] = ()
     chosen: bool = False
 
     @property
     def defects(self) -> tuple[bool, int]:
-        """Sort key: not running first, then how many numbers are left out (lower is better)."""
-        return (not self.executable, len(self.missing))
+        """Sort key: not running first, then how many numbers are misused (lower is better)."""
+        return (not self.executable, len(self.missing) + len(self.repeated))
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -224,15 +227,17 @@ class ActionGenerator:
         program = program.strip()
         run = run_program(program, self.app)
         missing = tuple(missing_numbers(goal, program))
-        return Try(seed, program, run.executable, missing, error, tuple(changes))
+        repeated = tuple(repeated_numbers(goal, program, self.app))
+        return Try(seed, program, run.executable, missing, repeated, error, tuple(changes))
 
     def ask_again(
         self, goals: Sequence[str], programs: Sequence[str]
     ) -> list[tuple[str, tuple[Try, ...]]]:
-        """For each goal whose program does not run or leaves out a number the goal states,
-        up to `config.retries` sampled programs (seed 1, 2, ... at `retry_temperature`, the
-        flagged goals batched per seed), stopping at the first without defects; the program
-        with the fewest defects wins, the given one on ties. Returns (program, tries) per
+        """For each goal whose program does not run or misuses a number the goal states (left
+        out, or passed to more calls than stated), up to `config.retries` sampled programs
+        (seed 1, 2, ... at `retry_temperature`, the flagged goals batched per seed), stopping at
+        the first without defects; the program with the fewest defects wins, the given one on
+        ties. Returns (program, tries) per
         goal; a goal that was not flagged gets its program back and no tries."""
         first = [self._try(0, g, p) for g, p in zip(goals, programs)]
         tries: list[list[Try]] = [[] for _ in goals]

@@ -53,8 +53,9 @@ def _retry_args(p: argparse.ArgumentParser, default: int = 0) -> None:
         "--retries",
         type=int,
         default=default,
-        help="ask again, sampled, up to N times when a program does not run or leaves out a "
-        "number the goal states; the first try without either defect replaces it",
+        help="ask again, sampled, up to N times when a program does not run, leaves out a "
+        "number the goal states or passes one to more calls than the goal states it; the "
+        "first try without these defects replaces it",
     )
     p.add_argument("--retry-temperature", type=float, default=0.7)
 
@@ -112,7 +113,7 @@ def register_eval(eval_sub: Any) -> None:
         "apps-retry",
         help="a finished app run with its flagged programs asked for again (sampled)",
         description="Write OUT: RUN (a home-search or trip-booking run directory) with every "
-        "program that does not run or leaves out a number its goal states asked for again, "
+        "program that does not run or misuses a number its goal states asked for again, "
         "as --retries would have written it from the same greedy programs, and scored. "
         "Only flagged goals reach the engine.",
     )

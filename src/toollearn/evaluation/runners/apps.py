@@ -77,7 +77,7 @@ def app_config(
     `grammar_order` ("app", "any" or "typed") is the constrained configuration's call order
     (`apps.grammar.program_grammar`); `check_bounds` checks each program's bound calls
     against the goal (`apps.bounds`); `retries` sampled tries replace a program that does
-    not run or leaves out a number the goal states (`ActionGenerator.ask_again`)."""
+    not run or misuses a number the goal states (`ActionGenerator.ask_again`)."""
     if isinstance(config, GeneratorConfig):
         return config
     if config not in CONFIGS:
@@ -255,7 +255,7 @@ def retry_run(
 ) -> dict[str, Any]:
     """OUT: the finished run RUN with `ActionGenerator.ask_again` applied to its programs (the
     same generator config, `retries` sampled tries at `temperature` for a program that does
-    not run or leaves out a number its goal states), as `run_app` with `retries` would have
+    not run or misuses a number its goal states), as `run_app` with `retries` would have
     written it from the same greedy programs; scored. Only flagged goals reach the engine."""
     src, out = Path(run_dir), Path(out_dir)
     if src.resolve() == out.resolve():
