@@ -6,7 +6,8 @@ DEV holds <app>/greedy (the shipped apps adapter, free, bound calls checked) and
 <app>/n<N>-t<T> (`toollearn eval apps-retry` on it: up to N sampled tries at temperature T).
 The rule, fixed before the dev runs: the setting with the highest mean success of the two apps
 wins; ties go to fewer tries, then the lower temperature; no setting above greedy, no retries.
-Writes DEV/choice.json ({"retries": N, "temperature": T} or null) beside the table.
+Writes DEV/choice.json ({"retries": N, "temperature": T} or null) beside the table; a setting
+run on one app only is left out.
 """
 
 from __future__ import annotations
@@ -25,10 +26,13 @@ def scores(run: Path) -> dict:
 
 
 def main(dev: Path) -> None:
-    settings = sorted(
-        {(int(m[1]), float(m[2])) for p in dev.glob("*/n*-t*") if (m := SETTING.fullmatch(p.name))}
-    )
-    rows = [("greedy", None)] + [(f"n{n}-t{t:g}", (n, t)) for n, t in settings]
+    names = {
+        (int(m[1]), float(m[2])): p.name
+        for p in dev.glob("*/n*-t*")
+        if (m := SETTING.fullmatch(p.name))
+    }
+    settings = sorted(k for k in names if all((dev / a / names[k]).is_dir() for a in APPS))
+    rows = [("greedy", None)] + [(names[k], k) for k in settings]
     print("| setting | " + " | ".join(f"{a} success" for a in APPS) + " | mean | asked again | "
           "replaced | sampled programs | seconds |")  # fmt: skip
     print("|---|" + "---:|" * (len(APPS) + 5))
@@ -39,7 +43,8 @@ def main(dev: Path) -> None:
         means[key] = sum(success) / len(success)
         counts = [sum(g.get(k, 0) for g in got) for k in ("asked_again", "replaced",
                                                           "sampled_programs")]  # fmt: skip
-        seconds = sum(g["timing"]["predict_seconds"] for g in got)
+        seconds = sum(g["timing"].get("own_predict_seconds", g["timing"]["predict_seconds"])
+                      for g in got)  # fmt: skip
         cells = [f"{s:.1f}" for s in success] + [f"{means[key]:.2f}", *map(str, counts)]
         print(f"| {name} | " + " | ".join(cells) + f" | {seconds:.0f} |")
     best = max(settings, key=lambda k: (means[k], -k[0], -k[1]), default=None)
@@ -50,7 +55,7 @@ def main(dev: Path) -> None:
     n = {app: scores(dev / app / "greedy")["scores"]["n"] for app in APPS}
     print(f"\nDev goals: {', '.join(f'{a} {n[a]}' for a in APPS)}. Seconds: generation only"
           " (greedy: every goal; a setting: its sampled tries).")  # fmt: skip
-    print(f"\nChosen: {'no retries' if choice is None else f'n{best[0]}-t{best[1]:g}'}.")
+    print(f"\nChosen: {'no retries' if choice is None else names[best]}.")
 
 
 if __name__ == "__main__":

@@ -13,10 +13,12 @@
 # gate; and the apps adapter apps-135m (`tuned-apps`: apps-135m-v5, trained again to the end of
 # its epoch, shipped by the rule in results/eval-apps-135m-v5-retrained/decision.md) on the two
 # apps, free (system + demos), its programs' bound calls checked against the goal (no model:
-# results/apps-bounds, model alone beside); each against the base model on the same examples.
+# results/apps-bounds) and the programs a label-free check flags asked for again, 8 sampled
+# tries at temperature 1.0, the setting chosen on the apps' dev sets (results/apps-retry;
+# model alone and checked only beside); each against the base model on the same examples.
 set -euo pipefail
 source .venv/bin/activate
-A=results/apps-bounds/v5-retrained
+A=results/apps-retry/test
 H=results/headline-shipped
 for s in test tool_bench tool_corpus; do
   base=results/deer-$s-dc

@@ -300,8 +300,21 @@ def retry_run(
              "asked_again": sum(bool(r["tries"]) for r in kept),
              "replaced": sum(any(t["chosen"] for t in r["tries"]) for r in kept),
              "sampled_programs": sum(len(r["tries"]) for r in kept)}  # fmt: skip
+    extra["timing"] = _with_source_timing(src, writer.timing())
     writer.write_scores(scores, extra=extra)
     return scores
+
+
+def _with_source_timing(src: Path, own: dict[str, Any]) -> dict[str, Any]:
+    """A run's generation time that builds on another's programs: its own seconds plus the
+    source run's ("predict_seconds"), each also on its own."""
+    path = src / "scores.json"
+    source = json.loads(path.read_text(encoding="utf-8")).get("timing") if path.is_file() else None
+    if not source or source.get("predict_seconds") is None:
+        return own
+    total = round(source["predict_seconds"] + own["predict_seconds"], 1)
+    return {**own, "predict_seconds": total, "own_predict_seconds": own["predict_seconds"],
+            "source_predict_seconds": source["predict_seconds"]}  # fmt: skip
 
 
 def run_table(
