@@ -17,7 +17,13 @@ from toollearn.cli.main import main
 from toollearn.core.errors import DataError
 from toollearn.data.templates import generate, load_spec
 from toollearn.engines import ScriptedEngine
-from toollearn.evaluation.runners.apps import app_config, rescore_run, retry_run, run_app
+from toollearn.evaluation.runners.apps import (
+    app_config,
+    rescore_run,
+    retry_run,
+    run_app,
+    run_table,
+)
 
 GOAL = "Rent a home in Austin with 3 bedrooms for $1,000 to $2,000 a month."
 RIGHT = (
@@ -117,8 +123,8 @@ def test_eval_reads_a_goals_file_and_rejects_a_bad_one(tmp_path) -> None:
         load_goals("home-search", goals)
     with pytest.raises(DataError, match="no goals file"):
         load_goals("home-search", tmp_path / "none.jsonl")
-    assert main(["eval", "home-search", "--goals", str(goals), "--all-configs", "--retries",
-                 "1", "--out", str(tmp_path / "x")]) == 1  # fmt: skip
+    assert main(["eval", "home-search", "--goals", str(goals), "--all-configs",
+                 "--out", str(tmp_path / "x")]) == 1  # fmt: skip
 
 
 @pytest.mark.model
@@ -164,3 +170,14 @@ def test_no_label_program_is_flagged(app) -> None:
     pairs += [(e.query, e.metadata["program"]) for e in load_demos(app) + load_tests(app)]
     assert len(pairs) > 500
     assert not [g for g, p in pairs if missing_numbers(g, p) or repeated_numbers(g, p, cls)]
+
+
+def test_a_table_of_runs_asks_again_too(tmp_path) -> None:
+    engine = ScriptedEngine(lambda prompt: "API.search()")
+    run_table(engine, tmp_path, ("home-search",), ("demos",), limit=2, retries=1)
+    config = json.loads((tmp_path / "home-search" / "demos" / "config.json").read_text())
+    assert config["generator"]["retries"] == 1
+    records = [
+        json.loads(x) for x in (tmp_path / "home-search" / "demos" / "predictions.jsonl").open()
+    ]
+    assert all(len(r["tries"]) == 1 for r in records)  # "API.search()" leaves every number out

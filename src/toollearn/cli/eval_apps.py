@@ -133,12 +133,13 @@ def run(args: argparse.Namespace) -> int:
 
     engine = load_engine_from_args(args)
     if args.all_configs:
-        if args.goals or args.retries:
-            raise ToollearnError("--all-configs runs the test goals without retries")
+        if args.goals:
+            raise ToollearnError("--all-configs runs the test goals; --goals takes one config")
         table = run_table(engine, args.out, (args.app,), limit=args.limit,
                           batch_size=args.batch_size, chat=args.chat,
-                          grammar_order=args.grammar_order,
-                          check_bounds=args.check_bounds)  # fmt: skip
+                          grammar_order=args.grammar_order, check_bounds=args.check_bounds,
+                          retries=args.retries,
+                          retry_temperature=args.retry_temperature)  # fmt: skip
         print(table)
         return 0
     scores = run_app(args.app, args.config, engine, args.out, args.limit, args.batch_size,
@@ -172,6 +173,8 @@ def run_table_cmd(args: argparse.Namespace) -> int:
         chat=args.chat,
         grammar_order=args.grammar_order,
         check_bounds=args.check_bounds,
+        retries=args.retries,
+        retry_temperature=args.retry_temperature,
     )
     print(table)
     return 0

@@ -134,18 +134,28 @@ def rescore_run(run_dir: str | Path) -> dict[str, Any]:
     return score_records(read_records(run_dir / "predictions.jsonl"), config["app"])
 
 
+def _source_run(
+    run_dir: str | Path, out_dir: str | Path, step: str, done: str
+) -> tuple[Path, Path, dict[str, Any]]:
+    """(RUN, OUT, RUN's config) for OUT, a run made from the finished app run RUN by a
+    generator `step`; DataError when OUT is RUN, RUN is no run directory, or RUN's programs
+    had the step already ("this run's programs <done>")."""
+    src, out = Path(run_dir), Path(out_dir)
+    if src.resolve() == out.resolve():
+        raise DataError("write the new run to another directory", str(out))
+    if not (src / "config.json").is_file():
+        raise DataError(f"{src} is not a run directory (no config.json)")
+    config = json.loads((src / "config.json").read_text(encoding="utf-8"))
+    if config["generator"].get(step):
+        raise DataError(f"this run's programs {done}", str(src))
+    return src, out, config
+
+
 def check_run(run_dir: str | Path, out_dir: str | Path) -> dict[str, Any]:
     """No model: write OUT, the run RUN with every program's bound calls checked against its
     goal (`apps.bounds.check_bounds`), as `run_app` with `check_bounds` would have written it
     from the same model outputs (`unchecked_output`, `bound_changes`), and score it."""
-    src, out = Path(run_dir), Path(out_dir)
-    if src.resolve() == out.resolve():
-        raise DataError("write the checked run to another directory", str(out))
-    if not (src / "config.json").is_file():
-        raise DataError(f"{src} is not a run directory (no config.json)")
-    config = json.loads((src / "config.json").read_text(encoding="utf-8"))
-    if config["generator"].get("check_bounds"):
-        raise DataError("this run's bound calls were checked already", str(src))
+    src, out, config = _source_run(run_dir, out_dir, "check_bounds", "were checked already")
     cls = app_class(config["app"])
     config["generator"]["check_bounds"] = True
     config["checked_from"] = str(src)
@@ -257,14 +267,7 @@ def retry_run(
     same generator config, `retries` sampled tries at `temperature` for a program that does
     not run or misuses a number its goal states), as `run_app` with `retries` would have
     written it from the same greedy programs; scored. Only flagged goals reach the engine."""
-    src, out = Path(run_dir), Path(out_dir)
-    if src.resolve() == out.resolve():
-        raise DataError("write the retried run to another directory", str(out))
-    if not (src / "config.json").is_file():
-        raise DataError(f"{src} is not a run directory (no config.json)")
-    config = json.loads((src / "config.json").read_text(encoding="utf-8"))
-    if config["generator"].get("retries"):
-        raise DataError("this run asked again already", str(src))
+    src, out, config = _source_run(run_dir, out_dir, "retries", "asked again already")
     cls = app_class(config["app"])
     cfg = GeneratorConfig(
         **{**config["generator"], "retries": retries, "retry_temperature": temperature}
@@ -328,6 +331,8 @@ def run_table(
     chat: bool = False,
     grammar_order: str = "app",
     check_bounds: bool = False,
+    retries: int = 0,
+    retry_temperature: float = 0.7,
 ) -> str:
     """Every (app, config) run under out_dir/<app>/<config>; returns the Markdown table."""
     results: dict[tuple[str, str], dict[str, Any]] = {}
@@ -336,7 +341,8 @@ def run_table(
             sub = Path(out_dir) / app / config
             results[(app, config)] = run_app(
                 app, config, engine, sub, limit, batch_size, chat=chat,
-                grammar_order=grammar_order, check_bounds=check_bounds,
+                grammar_order=grammar_order, check_bounds=check_bounds, retries=retries,
+                retry_temperature=retry_temperature,
             )  # fmt: skip
     table = results_table(results, engine.name, apps, configs)
     (Path(out_dir) / "table.md").write_text(table, encoding="utf-8")
