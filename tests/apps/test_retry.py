@@ -71,7 +71,7 @@ def test_clean_programs_are_not_asked_again_and_ties_keep_the_greedy_one() -> No
 def test_retries_off_keeps_configs_as_they_were() -> None:
     assert "retries" not in CONFIGS["system+demos"].to_dict()
     on = app_config("home-search", "system+demos", retries=2).to_dict()
-    assert on["retries"] == 2 and on["retry_temperature"] == 0.7
+    assert on["retries"] == 2 and on["retry_temperature"] == 1.0
     with pytest.raises(ValueError, match="retries"):
         app_config("home-search", "system+demos", retries=-1)
 

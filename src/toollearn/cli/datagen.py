@@ -49,12 +49,12 @@ def register(subparsers: Any) -> None:
         "apps-dev",
         help="a dev set of goals for an app, from templates its test set does not use",
         description="Write OUT/goals.jsonl (read by `toollearn eval home-search|trip-booking "
-        "--goals`) and OUT/stats.json: PER goals from each 'train' and 'demo' template of "
-        "the app's spec, none equal to a goal of the --trained data files, a demo goal or a "
-        "test goal, nor a near copy of a test goal.",
+        "--goals`) and OUT/stats.json: PER goals from each 'dev' template of the app's spec "
+        "(phrasings neither training nor the test set uses), none equal to a goal of the "
+        "--trained data files, a demo goal or a test goal, nor a near copy of a test goal.",
     )
     d.add_argument("--app", choices=("home-search", "trip-booking"), required=True)
-    d.add_argument("--per-template", type=int, default=2)
+    d.add_argument("--per-template", type=int, default=6)
     d.add_argument("--seed", type=int, default=1)
     d.add_argument("--trained", nargs="*", default=[],
                    help="datagen apps data.jsonl files whose goals stay out")  # fmt: skip

@@ -37,7 +37,7 @@ generated training programs, and both.
 
 `dev_goals` fills the spec's "dev" templates (phrasings written for choosing settings, used by
 neither training nor the test set) into a dev set of goal records, with the goals of given
-training files, the demo goals and the test goals (and near copies of these) kept out;
+training files, the demo goals, the test goals and near copies of test goals kept out;
 `toollearn datagen apps-dev` writes it.
 """
 

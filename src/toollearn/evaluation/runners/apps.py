@@ -69,7 +69,7 @@ def app_config(
     grammar_order: str = "app",
     check_bounds: bool = False,
     retries: int = 0,
-    retry_temperature: float = 0.7,
+    retry_temperature: float = 1.0,
 ) -> GeneratorConfig:
     """A named configuration (or a given one) with the app's token budget. `chat` sends the
     prompt as chat messages (system + user), the way `datagen apps` renders its training
@@ -197,7 +197,7 @@ def run_app(
     grammar_order: str = "app",
     check_bounds: bool = False,
     retries: int = 0,
-    retry_temperature: float = 0.7,
+    retry_temperature: float = 1.0,
     goals: str | Path | None = None,
 ) -> dict[str, Any]:
     """Evaluate one app under one configuration (`app_config`: chat messages with `chat`, the
@@ -260,7 +260,7 @@ def retry_run(
     out_dir: str | Path,
     engine: Engine,
     retries: int,
-    temperature: float = 0.7,
+    temperature: float = 1.0,
     batch_size: int = 4,
 ) -> dict[str, Any]:
     """OUT: the finished run RUN with `ActionGenerator.ask_again` applied to its programs (the
@@ -332,7 +332,7 @@ def run_table(
     grammar_order: str = "app",
     check_bounds: bool = False,
     retries: int = 0,
-    retry_temperature: float = 0.7,
+    retry_temperature: float = 1.0,
 ) -> str:
     """Every (app, config) run under out_dir/<app>/<config>; returns the Markdown table."""
     results: dict[tuple[str, str], dict[str, Any]] = {}
