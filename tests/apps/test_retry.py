@@ -181,3 +181,20 @@ def test_a_table_of_runs_asks_again_too(tmp_path) -> None:
         json.loads(x) for x in (tmp_path / "home-search" / "demos" / "predictions.jsonl").open()
     ]
     assert all(len(r["tries"]) == 1 for r in records)  # "API.search()" leaves every number out
+
+
+def test_shifted_tries_show_the_demos_ranked_after_the_first_ones() -> None:
+    engine = ScriptedEngine([NO_BEDS, NO_BEDS, RIGHT])
+    cfg = app_config("home-search", "system+demos", retries=3, retry_temperature=0.0,
+                     retry_demos="shifted")  # fmt: skip
+    gen = ActionGenerator(HomeSearchApp, engine, load_demos("home-search"), cfg)
+    (out,) = gen.generate([GOAL])
+    assert out.text == RIGHT and [t.seed for t in out.tries] == [1, 2]
+    ranked = [d.id for d in gen.retrieve_demos(GOAL, offset=0)]
+    assert [d.id for d in gen.retrieve_demos(GOAL, offset=1)][:2] == ranked[1:]
+    prompts = engine.prompts
+    assert len(set(prompts)) == 3 and all(r["temperature"] == 0.0 for r in engine.requests)
+    assert prompts[1] == gen.prompt(GOAL, demo_offset=1)[0]
+    assert cfg.to_dict()["retry_demos"] == "shifted"
+    with pytest.raises(ValueError, match="retry_demos"):
+        app_config("home-search", "system+demos", retries=1, retry_demos="other")

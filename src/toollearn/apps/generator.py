@@ -9,8 +9,9 @@ calls are turned to the side the goal's wording states (`toollearn.apps.bounds`)
 `retries=N` a program that does not execute, leaves out a number the goal states
 (`bounds.missing_numbers`) or passes one to more calls than the goal states it
 (`bounds.repeated_numbers`) is asked for again, sampled (seeds 1..N at `retry_temperature`),
-and the first sample without these defects replaces it (`ActionGenerator.ask_again`): no label
-is read, only the goal and the app's own interpreter.
+and the first sample without these defects replaces it (`ActionGenerator.ask_again`; with
+`retry_demos="shifted"` try k shows the demos BM25 ranks after the first k, so a try can also
+differ at temperature 0): no label is read, only the goal and the app's own interpreter.
 """
 
 from __future__ import annotations
@@ -39,6 +40,8 @@ __all__ = [
     "render_demo",
 ]
 
+RETRY_DEMOS = ("same", "shifted")  # the demos a sampled try shows
+
 
 @dataclass(frozen=True)
 class GeneratorConfig:
@@ -54,10 +57,13 @@ class GeneratorConfig:
     check_bounds: bool = False  # turn bound calls to the side the goal states (apps.bounds)
     retries: int = 0  # sampled tries for a program that fails to run or misuses a goal number
     retry_temperature: float = 1.0  # chosen on the apps' dev sets (results/apps-retry)
+    retry_demos: str = "same"  # "shifted": try k shows the demos BM25 ranks k+1 to k+k_demos
 
     def __post_init__(self) -> None:
-        if self.retries < 0 or self.retry_temperature <= 0:
-            raise ValueError("retries must be >= 0 and retry_temperature > 0")
+        if self.retries < 0 or self.retry_temperature < 0:
+            raise ValueError("retries and retry_temperature must be >= 0")
+        if self.retry_demos not in RETRY_DEMOS:
+            raise ValueError(f"retry_demos must be one of {', '.join(RETRY_DEMOS)}")
 
     def to_dict(self) -> dict[str, Any]:
         """The fields; `grammar_order`, `check_bounds` and the retry settings only when they are
@@ -69,6 +75,8 @@ class GeneratorConfig:
             del out["check_bounds"]
         if not out["retries"]:
             del out["retries"], out["retry_temperature"]
+        if out["retry_demos"] == "same":
+            del out["retry_demos"]
         return out
 
 
@@ -160,21 +168,26 @@ class ActionGenerator:
             return list(self.tools)
         return [h.item for h in self.tool_retriever.search(goal, self.config.k_apis)]
 
-    def retrieve_demos(self, goal: str) -> list[Example]:
-        """The k demonstrations with the most similar goals (BM25), best first."""
+    def retrieve_demos(self, goal: str, offset: int = 0) -> list[Example]:
+        """The k demonstrations with the most similar goals (BM25), best first; with `offset`,
+        the k ranked after the first `offset` (a sampled try's other demos)."""
         if not self.config.k_demos or self.demo_retriever is None:
             return []
-        return [h.item for h in self.demo_retriever.search(goal, self.config.k_demos)]
+        hits = self.demo_retriever.search(goal, self.config.k_demos + offset)
+        return [h.item for h in hits[offset:]]
 
     def build(self, goal: str) -> tuple[str, list[Example], list[Tool]]:
         """The prompt body (without the system prompt), the demos and the API docs it shows."""
         apis, demos = self.retrieve_apis(goal), self.retrieve_demos(goal)
         return programs.render_body(goal, _docs(apis), _pairs(demos)), demos, apis
 
-    def prompt(self, goal: str) -> tuple[str | list[Message], list[Example], list[Tool]]:
+    def prompt(
+        self, goal: str, demo_offset: int = 0
+    ) -> tuple[str | list[Message], list[Example], list[Tool]]:
         """What `generate` sends for `goal` (raw text, or chat messages when `config.chat`),
-        with the demos and API docs it shows: the single source of the prompt."""
-        apis, demos = self.retrieve_apis(goal), self.retrieve_demos(goal)
+        with the demos and API docs it shows: the single source of the prompt (`demo_offset`:
+        the demos ranked after the first ones, for a try)."""
+        apis, demos = self.retrieve_apis(goal), self.retrieve_demos(goal, demo_offset)
         sent = programs.render_prompt(
             goal,
             _docs(apis),
@@ -242,10 +255,13 @@ class ActionGenerator:
         first = [self._try(0, g, p) for g, p in zip(goals, programs)]
         tries: list[list[Try]] = [[] for _ in goals]
         todo = [i for i, t in enumerate(first) if t.defects != (False, 0)]
+        shifted = self.config.retry_demos == "shifted"
         sent = {i: self.prompt(goals[i])[0] for i in todo}
         for seed in range(1, self.config.retries + 1):
             if not todo:
                 break
+            if shifted:
+                sent = {i: self.prompt(goals[i], demo_offset=seed)[0] for i in todo}
             completions = self.engine.complete(
                 [sent[i] for i in todo],
                 max_tokens=self.config.max_tokens,

@@ -7,6 +7,7 @@ import argparse
 import json
 from typing import Any
 
+from toollearn.apps.generator import RETRY_DEMOS
 from toollearn.apps.grammar import ORDERS
 from toollearn.cli.common import add_engine_args, load_engine_from_args
 from toollearn.core.errors import ToollearnError
@@ -62,7 +63,15 @@ def _retry_args(p: argparse.ArgumentParser, default: int = 0) -> None:
         "--retry-temperature",
         type=float,
         default=1.0,
-        help="sampling temperature of the tries (default 1.0, chosen on dev)",
+        help="sampling temperature of the tries (default 1.0, chosen on dev; 0 with "
+        "--retry-demos shifted: greedy tries that differ by their demos)",
+    )
+    p.add_argument(
+        "--retry-demos",
+        choices=RETRY_DEMOS,
+        default="same",
+        help="the demos a try shows: the prompt's (same) or, for try k, those BM25 ranks "
+        "after the first k (shifted)",
     )
 
 
@@ -144,14 +153,15 @@ def run(args: argparse.Namespace) -> int:
         table = run_table(engine, args.out, (args.app,), limit=args.limit,
                           batch_size=args.batch_size, chat=args.chat,
                           grammar_order=args.grammar_order, check_bounds=args.check_bounds,
-                          retries=args.retries,
-                          retry_temperature=args.retry_temperature)  # fmt: skip
+                          retries=args.retries, retry_temperature=args.retry_temperature,
+                          retry_demos=args.retry_demos)  # fmt: skip
         print(table)
         return 0
     scores = run_app(args.app, args.config, engine, args.out, args.limit, args.batch_size,
                      chat=args.chat, grammar_order=args.grammar_order,
                      check_bounds=args.check_bounds, retries=args.retries,
-                     retry_temperature=args.retry_temperature, goals=args.goals)  # fmt: skip
+                     retry_temperature=args.retry_temperature,
+                     retry_demos=args.retry_demos, goals=args.goals)  # fmt: skip
     print(json.dumps(scores, indent=2))
     return 0
 
@@ -181,6 +191,7 @@ def run_table_cmd(args: argparse.Namespace) -> int:
         check_bounds=args.check_bounds,
         retries=args.retries,
         retry_temperature=args.retry_temperature,
+        retry_demos=args.retry_demos,
     )
     print(table)
     return 0
@@ -201,6 +212,6 @@ def retry_cmd(args: argparse.Namespace) -> int:
 
     engine = load_engine_from_args(args)
     scores = retry_run(args.run, args.out, engine, args.retries, args.retry_temperature,
-                       args.batch_size)  # fmt: skip
+                       args.batch_size, args.retry_demos)  # fmt: skip
     print(json.dumps(scores, indent=2))
     return 0

@@ -70,6 +70,7 @@ def app_config(
     check_bounds: bool = False,
     retries: int = 0,
     retry_temperature: float = 1.0,
+    retry_demos: str = "same",
 ) -> GeneratorConfig:
     """A named configuration (or a given one) with the app's token budget. `chat` sends the
     prompt as chat messages (system + user), the way `datagen apps` renders its training
@@ -85,6 +86,7 @@ def app_config(
     base = CONFIGS[config].to_dict()
     base["chat"], base["grammar_order"], base["check_bounds"] = chat, grammar_order, check_bounds
     base["retries"], base["retry_temperature"] = retries, retry_temperature
+    base["retry_demos"] = retry_demos
     base["max_tokens"] = MAX_TOKENS.get(app, base["max_tokens"])
     if base["constrained"]:  # the grammar bounds the program; let it reach search()
         base["max_tokens"] *= 2
@@ -198,13 +200,16 @@ def run_app(
     check_bounds: bool = False,
     retries: int = 0,
     retry_temperature: float = 1.0,
+    retry_demos: str = "same",
     goals: str | Path | None = None,
 ) -> dict[str, Any]:
     """Evaluate one app under one configuration (`app_config`: chat messages with `chat`, the
     grammar's call order, bound calls checked, sampled retries) on its test goals, or on the
     `goals` file (a dev set, `apps.datasets.load_goals`); resumes an interrupted run."""
     cls = app_class(app)
-    cfg = app_config(app, config, chat, grammar_order, check_bounds, retries, retry_temperature)
+    cfg = app_config(
+        app, config, chat, grammar_order, check_bounds, retries, retry_temperature, retry_demos
+    )
     demos = load_demos(app)
     tests = load_tests(app) if goals is None else load_goals(app, goals)
     if limit is not None:
@@ -262,6 +267,7 @@ def retry_run(
     retries: int,
     temperature: float = 1.0,
     batch_size: int = 4,
+    retry_demos: str = "same",
 ) -> dict[str, Any]:
     """OUT: the finished run RUN with `ActionGenerator.ask_again` applied to its programs (the
     same generator config, `retries` sampled tries at `temperature` for a program that does
@@ -269,9 +275,8 @@ def retry_run(
     written it from the same greedy programs; scored. Only flagged goals reach the engine."""
     src, out, config = _source_run(run_dir, out_dir, "retries", "asked again already")
     cls = app_class(config["app"])
-    cfg = GeneratorConfig(
-        **{**config["generator"], "retries": retries, "retry_temperature": temperature}
-    )
+    settings = {"retries": retries, "retry_temperature": temperature, "retry_demos": retry_demos}
+    cfg = GeneratorConfig(**{**config["generator"], **settings})
     config.update(generator=cfg.to_dict(), retried_from=str(src), engine=engine.name)
     writer = RunWriter(out, config)
     done = writer.done_ids()
@@ -333,6 +338,7 @@ def run_table(
     check_bounds: bool = False,
     retries: int = 0,
     retry_temperature: float = 1.0,
+    retry_demos: str = "same",
 ) -> str:
     """Every (app, config) run under out_dir/<app>/<config>; returns the Markdown table."""
     results: dict[tuple[str, str], dict[str, Any]] = {}
@@ -342,7 +348,7 @@ def run_table(
             results[(app, config)] = run_app(
                 app, config, engine, sub, limit, batch_size, chat=chat,
                 grammar_order=grammar_order, check_bounds=check_bounds, retries=retries,
-                retry_temperature=retry_temperature,
+                retry_temperature=retry_temperature, retry_demos=retry_demos,
             )  # fmt: skip
     table = results_table(results, engine.name, apps, configs)
     (Path(out_dir) / "table.md").write_text(table, encoding="utf-8")
