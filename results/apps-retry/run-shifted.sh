@@ -4,7 +4,7 @@
 # temperature 0 (greedy) and 1.0 on the same dev runs. The rule, fixed here before these runs:
 # a shifted setting replaces the chosen one (8 tries at 1.0, same demos: dev mean 85.94) only
 # with a higher dev mean; then, and only then, it is applied to the shipped test runs.
-#   bash results/apps-retry/run-shifted.sh      (after run.sh)
+#   bash results/apps-retry/run-shifted.sh      (after run.sh; about 30 minutes)
 set -euo pipefail
 source .venv/bin/activate
 OUT=results/apps-retry RUN=runs/apps-retry
@@ -52,4 +52,20 @@ test_runs home-search/system+demos home-search/anyorder &
 test_runs trip-booking/system+demos trip-booking/anyorder trip-booking/typed &
 wait
 rm -rf "$OUT/test-shifted" && cp -r "$RUN/test-shifted" "$OUT/test-shifted"
+label=apps-135m-v5-retrained
+for run in {home-search,trip-booking}/{system+demos,anyorder} trip-booking/typed; do
+  setting=${run#*/} base=()
+  [ "$setting" = system+demos ] && setting=free \
+    base=("results/apps-table/$run" --label "base (zero-shot)")  # as the headline shows it
+  [ "$setting" != free ] && setting="$setting grammar"
+  toollearn report compare "${base[@]:0:1}" "results/eval-apps-135m-v5-retrained/$run" \
+    "$CHECKED/$run" "$OUT/test/$run" "$OUT/test-shifted/$run" "${base[@]:1}" \
+    --label "$label, $setting (model alone)" --label "$label, $setting, bound calls checked" \
+    --label "$label, $setting, checked, asked again (8 tries at temperature 1.0)" \
+    --label "$label, $setting, checked, asked again, other demos per try (8 at $t)" \
+    --out "$OUT/test-shifted/$run/compare.md" --json "$OUT/test-shifted/$run/compare.json" \
+    > /dev/null
+done
+python results/apps-bounds/coverage.py "$OUT"/test-shifted/*/system+demos \
+  "$OUT"/test-shifted/trip-booking/typed > "$OUT/test-shifted/coverage.md"
 find "$OUT" -name .lock -delete

@@ -14,11 +14,12 @@
 # its epoch, shipped by the rule in results/eval-apps-135m-v5-retrained/decision.md) on the two
 # apps, free (system + demos), its programs' bound calls checked against the goal (no model:
 # results/apps-bounds) and the programs a label-free check flags asked for again, 8 sampled
-# tries at temperature 1.0, the setting chosen on the apps' dev sets (results/apps-retry;
-# model alone and checked only beside); each against the base model on the same examples.
+# tries at temperature 1.0, each showing other demos, the setting chosen on the apps' dev sets
+# (results/apps-retry/run-shifted.sh; model alone, checked only and the first retry setting
+# beside); each against the base model on the same examples.
 set -euo pipefail
 source .venv/bin/activate
-A=results/apps-retry/test
+A=results/apps-retry/test-shifted
 H=results/headline-shipped
 for s in test tool_bench tool_corpus; do
   base=results/deer-$s-dc
