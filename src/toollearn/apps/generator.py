@@ -57,7 +57,9 @@ class GeneratorConfig:
     check_bounds: bool = False  # turn bound calls to the side the goal states (apps.bounds)
     retries: int = 0  # sampled tries for a program that fails to run or misuses a goal number
     retry_temperature: float = 1.0  # chosen on the apps' dev sets (results/apps-retry)
-    retry_demos: str = "same"  # "shifted": try k shows the demos BM25 ranks k+1 to k+k_demos
+    # "shifted" (the CLI's default, chosen on dev): try k shows the demos BM25 ranks after the
+    # first k; "same" (the default here, as the runs recorded before it existed were made)
+    retry_demos: str = "same"
 
     def __post_init__(self) -> None:
         if self.retries < 0 or self.retry_temperature < 0:

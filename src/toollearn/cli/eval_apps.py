@@ -69,9 +69,9 @@ def _retry_args(p: argparse.ArgumentParser, default: int = 0) -> None:
     p.add_argument(
         "--retry-demos",
         choices=RETRY_DEMOS,
-        default="same",
-        help="the demos a try shows: the prompt's (same) or, for try k, those BM25 ranks "
-        "after the first k (shifted)",
+        default="shifted",
+        help="the demos a try shows: for try k, those BM25 ranks after the first k (shifted, "
+        "the default, chosen on dev) or the prompt's own (same)",
     )
 
 
