@@ -42,30 +42,13 @@ best=$(sed -n 's/^Chosen: \(.*\)\.$/\1/p' "$OUT/dev/shifted.md")
 if [ "$best" = n8-t1.0 ]; then echo "the same-demos setting stays: no test runs"; exit 0; fi
 t=${best##*-t}
 CHECKED=results/apps-bounds/v5-retrained
-test_runs() {
-  for run in "$@"; do
-    toollearn eval apps-retry --run "$CHECKED/$run" --out "$RUN/test-shifted/$run" --retries 8 \
-      --retry-temperature "$t" --retry-demos shifted "${ENGINE[@]}" > /dev/null
-  done
-}
-test_runs home-search/system+demos home-search/anyorder &
-test_runs trip-booking/system+demos trip-booking/anyorder trip-booking/typed &
-wait
+source "$OUT/lib.sh"
+retry_tests "$RUN/test-shifted" --retries 8 --retry-temperature "$t" --retry-demos shifted \
+  "${ENGINE[@]}"
 rm -rf "$OUT/test-shifted" && cp -r "$RUN/test-shifted" "$OUT/test-shifted"
-label=apps-135m-v5-retrained
-for run in {home-search,trip-booking}/{system+demos,anyorder} trip-booking/typed; do
-  setting=${run#*/} base=()
-  [ "$setting" = system+demos ] && setting=free \
-    base=("results/apps-table/$run" --label "base (zero-shot)")  # as the headline shows it
-  [ "$setting" != free ] && setting="$setting grammar"
-  toollearn report compare "${base[@]:0:1}" "results/eval-apps-135m-v5-retrained/$run" \
-    "$CHECKED/$run" "$OUT/test/$run" "$OUT/test-shifted/$run" "${base[@]:1}" \
-    --label "$label, $setting (model alone)" --label "$label, $setting, bound calls checked" \
-    --label "$label, $setting, checked, asked again (8 tries at temperature 1.0)" \
-    --label "$label, $setting, checked, asked again, other demos per try (8 at $t)" \
-    --out "$OUT/test-shifted/$run/compare.md" --json "$OUT/test-shifted/$run/compare.json" \
-    > /dev/null
-done
+compare_tests "$OUT/test-shifted" \
+  "$OUT/test=checked, asked again (8 tries at temperature 1.0)" \
+  "$OUT/test-shifted=checked, asked again, other demos per try (8 at $t)"
 python results/apps-bounds/coverage.py "$OUT"/test-shifted/*/system+demos \
   "$OUT"/test-shifted/trip-booking/typed > "$OUT/test-shifted/coverage.md"
 find "$OUT" -name .lock -delete

@@ -20,7 +20,7 @@ dev() {  # the dev set: goals the test templates do not use, the training goals 
   for n in 2 4 8; do
     for t in 0.5 1.0; do
       toollearn eval apps-retry --run "$RUN/dev/$app/greedy" --out "$RUN/dev/$app/n$n-t$t" \
-        --retries $n --retry-temperature $t "${ENGINE[@]}" > /dev/null
+        --retries $n --retry-temperature $t --retry-demos same "${ENGINE[@]}" > /dev/null
     done
   done
 }
@@ -33,28 +33,10 @@ read -r n t < <(python -c "import json,sys; c=json.load(open(sys.argv[1])); \
 print(c['retries'], c['temperature']) if c else print('0 0')" "$OUT/dev/choice.json")
 if [ "$n" = 0 ]; then echo "no retries chosen on dev: no test runs"; exit 0; fi
 CHECKED=results/apps-bounds/v5-retrained  # the shipped adapter's test runs, bound calls checked
-test_runs() {
-  for run in "$@"; do
-    toollearn eval apps-retry --run "$CHECKED/$run" --out "$RUN/test/$run" --retries "$n" \
-      --retry-temperature "$t" "${ENGINE[@]}" > /dev/null
-  done
-}
-test_runs home-search/system+demos home-search/anyorder &
-test_runs trip-booking/system+demos trip-booking/anyorder trip-booking/typed &
-wait
+source "$OUT/lib.sh"
+retry_tests "$RUN/test" --retries "$n" --retry-temperature "$t" --retry-demos same "${ENGINE[@]}"
 rm -rf "$OUT/test" && cp -r "$RUN/test" "$OUT/test"
-label=apps-135m-v5-retrained
-for run in {home-search,trip-booking}/{system+demos,anyorder} trip-booking/typed; do
-  setting=${run#*/} base=()
-  [ "$setting" = system+demos ] && setting=free \
-    base=("results/apps-table/$run" --label "base (zero-shot)")  # as the headline shows it
-  [ "$setting" != free ] && setting="$setting grammar"
-  toollearn report compare "${base[@]:0:1}" "results/eval-apps-135m-v5-retrained/$run" \
-    "$CHECKED/$run" "$OUT/test/$run" "${base[@]:1}" --label "$label, $setting (model alone)" \
-    --label "$label, $setting, bound calls checked" \
-    --label "$label, $setting, checked, asked again ($n tries at temperature $t)" \
-    --out "$OUT/test/$run/compare.md" --json "$OUT/test/$run/compare.json" > /dev/null
-done
+compare_tests "$OUT/test" "$OUT/test=checked, asked again ($n tries at temperature $t)"
 python results/apps-bounds/coverage.py "$OUT"/test/*/system+demos "$OUT"/test/trip-booking/typed \
   > "$OUT/test/coverage.md"
 find "$OUT" -name .lock -delete
