@@ -258,14 +258,12 @@ class ActionGenerator:
         tries: list[list[Try]] = [[] for _ in goals]
         todo = [i for i, t in enumerate(first) if t.defects != (False, 0)]
         shifted = self.config.retry_demos == "shifted"
-        sent = {i: self.prompt(goals[i])[0] for i in todo}
         for seed in range(1, self.config.retries + 1):
             if not todo:
                 break
-            if shifted:
-                sent = {i: self.prompt(goals[i], demo_offset=seed)[0] for i in todo}
+            offset = seed if shifted else 0
             completions = self.engine.complete(
-                [sent[i] for i in todo],
+                [self.prompt(goals[i], demo_offset=offset)[0] for i in todo],
                 max_tokens=self.config.max_tokens,
                 stop=STOP,
                 temperature=self.config.retry_temperature,
