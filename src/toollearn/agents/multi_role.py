@@ -15,7 +15,7 @@ from typing import Any
 
 from toollearn.agents.acting import ActionRunner, start_episode
 from toollearn.agents.base import Recorder, engine_label
-from toollearn.core.errors import FormatError
+from toollearn.core.errors import FormatError, ToollearnError
 from toollearn.core.types import ErrorKind, Message, Step, Tool, ToolCall, Trace
 from toollearn.decoding.umi import action_constraint, next_constraint
 from toollearn.engines.base import Sampling
@@ -51,6 +51,9 @@ class MultiRoleAgent:
     need each tool once). max_tokens: per-role limits. plan_fallback:
     the next role when the planner writes no readable `Next:` (recorded as FORMAT).
     sampling: temperature / top-p / seed of every model call (recorded in the Trace).
+    stop_threshold: the stop gate (agents.stop_gate) re-decides a constrained planner's choice
+    between caller and conclusion by its log p(conclusion thought); the decision step keeps
+    the score and what the planner had chosen. A gated call passes the planner's thought on.
     """
 
     name = "multi-role"
@@ -73,8 +76,10 @@ class MultiRoleAgent:
         chat: bool = True,
         seed: int = 0,
         sampling: Sampling | None = None,
+        stop_threshold: float | None = None,
     ):
         self.sampling = sampling or Sampling(seed=seed)
+        self.stop_threshold = stop_threshold
         self.planner, self.caller = planner, caller or planner
         self.summarizer, self.env = summarizer or planner, env
         self.max_steps, self.max_repeats = max_steps, max_repeats
@@ -112,6 +117,7 @@ class MultiRoleAgent:
             "next_policy": getattr(self.next_policy, "__name__", None),
             "fresh_tools": self.fresh_tools,
             "max_tokens": self.tokens,
+            "stop_threshold": self.stop_threshold,
         }
 
     def run(
@@ -180,19 +186,45 @@ class MultiRoleAgent:
         picked = (choice or "").strip().rstrip(".")
         if picked not in allowed:
             return None
-        return self._record_plan(rec, at, umi.Plan(thought.strip(), picked), history)
+        gate = self._stop_gate(prompt, picked, allowed)
+        return self._record_plan(rec, at, umi.Plan(thought.strip(), gate.get("next", picked)),
+                                 history, gate=gate)  # fmt: skip
+
+    def _stop_gate(self, prompt: str, picked: str, allowed: Sequence[str]) -> dict[str, Any]:
+        """{} without a gate; else the score, the planner's choice and the gated one (kept
+        when the gated role is not allowed here, or the score cannot be computed)."""
+        from toollearn.agents.stop_gate import GATED, conclusion_logprob, gated_next
+
+        if self.stop_threshold is None or picked not in GATED:
+            return {}
+        try:
+            score = conclusion_logprob(self.planner, prompt)
+        except (ToollearnError, RuntimeError, ValueError) as exc:
+            return {"planner_next": picked, "conclusion_logprob": None, "error": str(exc)}
+        gated = gated_next(picked, score, self.stop_threshold)
+        return {"planner_next": picked, "conclusion_logprob": round(score, 4),
+                "next": gated if gated in allowed else picked}  # fmt: skip
 
     @staticmethod
     def _record_plan(
-        rec: Recorder, at: int, plan: umi.Plan, history: list[Message], forced: bool = False
+        rec: Recorder,
+        at: int,
+        plan: umi.Plan,
+        history: list[Message],
+        forced: bool = False,
+        gate: dict[str, Any] | None = None,
     ) -> umi.Plan:
-        """Tag the planner's model step for the trajectory and add the decision step."""
+        """Tag the planner's model step for the trajectory and add the decision step (with
+        the stop gate's record, if one decided)."""
         text = umi.render_plan(plan.thought, plan.next)
         step = rec.steps[at]
         rec.steps[at] = Step(**{**step.__dict__, "data": {**step.data, "umi_role": "assistant",
                                                             "umi_text": text}})  # fmt: skip
         detail = "forced by next_policy" if forced else ""
-        rec.add(Step("planner", "decision", plan.next, data={"next": plan.next}, detail=detail))
+        if gate and gate.get("planner_next") != plan.next:
+            detail = f"stop gate: the planner chose {gate['planner_next']}"
+        data = {"next": plan.next, **({"stop_gate": gate} if gate else {})}
+        rec.add(Step("planner", "decision", plan.next, data=data, detail=detail))
         history.append(Message("assistant", text))
         return plan
 

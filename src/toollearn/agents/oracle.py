@@ -67,7 +67,7 @@ class Oracle:
         if len(seen) < len(self.task.steps):
             return umi.render_plan(self.task.steps[len(seen)][0], "caller")
         done = getattr(self.task, "extra", {}).get("conclusion")
-        return umi.render_plan(done or "I have all the information needed to answer.", "conclusion")
+        return umi.render_plan(done or umi.CONCLUSION_THOUGHT, "conclusion")
 
     def _call(self, prompt: Any) -> str:
         seen = observations(prompt)

@@ -1,4 +1,5 @@
-"""`toollearn datagen seal|mixture|umi|deer|natural|apps|tools`: training data, one command each.
+"""`toollearn datagen seal|mixture|umi|deer|natural|apps|tools`: training data, one command each;
+`datagen apps-dev|umi-dev`: dev sets held out of training.
 
 Each writes OUT/data.jsonl (TRL-ready: prompt/completion messages plus tools, and the loss
 spans), OUT/stats.json (counts by kind, tokens per sample, rejections by reason) and
@@ -60,6 +61,26 @@ def register(subparsers: Any) -> None:
                    help="datagen apps data.jsonl files whose goals stay out")  # fmt: skip
     d.add_argument("--out", required=True, help="output folder")
     d.set_defaults(func=run_apps_dev)
+    u = sub.add_parser(
+        "umi-dev",
+        help="a dev set of alpha-UMi trajectories that no training run drew",
+        description="Write OUT/trajectories_dev.json (read by `toollearn eval stepwise --file`)"
+        " and OUT/stats.json: N trajectories of a `datagen umi` training pool whose queries "
+        "none of the --trained runs (train.json of each stage) drew, none a test query.",
+    )
+    u.add_argument("--trajectories", required=True,
+                   help="the pool: a `datagen umi` OUT/trajectories_train.json")  # fmt: skip
+    u.add_argument(
+        "--trained",
+        nargs="+",
+        required=True,
+        help="train.json of every training run (stage) whose draws stay out",
+    )
+    u.add_argument("--test", default=None, help="the test trajectories, checked for overlap")
+    u.add_argument("-n", "--n", type=int, default=100, help="trajectories (default 100)")
+    u.add_argument("--seed", type=int, default=1)
+    u.add_argument("--out", required=True, help="output folder")
+    u.set_defaults(func=run_umi_dev)
 
 
 def _common(p: argparse.ArgumentParser) -> None:
@@ -200,6 +221,40 @@ def run_apps_dev(args: argparse.Namespace) -> int:
     }
     (out / "stats.json").write_text(json.dumps(stats, indent=2) + "\n", encoding="utf-8")
     print(json.dumps({k: stats[k] for k in ("goals", "by_source", "rejected", "leakage")}))
+    return 0
+
+
+def run_umi_dev(args: argparse.Namespace) -> int:
+    """A held-out alpha-UMi dev set with its stats (left out, overlap with the test)."""
+    import hashlib
+    import json
+    from pathlib import Path
+
+    from toollearn.data.trajectories import read_trajectories, write_trajectories
+    from toollearn.datagen.umi import dev_trajectories
+    from toollearn.evaluation.calibration import trained_queries
+
+    trained: set[str] = set()
+    for run_json in args.trained:
+        trained |= trained_queries(run_json)
+    test = {t.instruction for t in read_trajectories(args.test)} if args.test else set()
+    picked, counts = dev_trajectories(read_trajectories(args.trajectories), trained | test,
+                                      args.n, args.seed)  # fmt: skip
+    out = Path(args.out)
+    path = write_trajectories(picked, out / "trajectories_dev.json")
+    stats = {
+        **counts, "seed": args.seed, "trained_queries": len(trained),
+        "leakage": {  # checked again on the written set
+            "trained_queries": sum(t.instruction in trained for t in picked),
+            "test_queries": sum(t.instruction in test for t in picked),
+        },
+        "pool": {"path": args.trajectories,
+                 "sha256": hashlib.sha256(Path(args.trajectories).read_bytes()).hexdigest()},
+        "trained_runs": args.trained, "test": args.test,
+        "dev_sha256": hashlib.sha256(path.read_bytes()).hexdigest(),
+    }  # fmt: skip
+    (out / "stats.json").write_text(json.dumps(stats, indent=2) + "\n", encoding="utf-8")
+    print(json.dumps({k: stats[k] for k in ("picked", "steps", "left_out", "leakage")}))
     return 0
 
 

@@ -173,6 +173,16 @@ def register_eval(eval_sub: Any) -> None:
                    help="context size in tokens; longer histories are cut from the left, "
                    "keeping the instructions, tools, task and latest turns "
                    "(default 4096)")  # fmt: skip
+    s.add_argument("--roles", default="planner,caller,summarizer",
+                   help="multi-role: the roles asked, comma-separated (the planner always; "
+                   "`planner` alone measures Plan ACC, the other metrics are then "
+                   "None)")  # fmt: skip
+    s.add_argument("--stop-scores", action="store_true",
+                   help="record the planner's log p(conclusion thought) on every step, for "
+                   "choosing a --stop-threshold on held-out steps")  # fmt: skip
+    s.add_argument("--stop-threshold", type=float, default=None, metavar="LOGPROB",
+                   help="the stop gate: the planner concludes only when its log p(conclusion "
+                   "thought) is above LOGPROB (else calls); implies --stop-scores")  # fmt: skip
     add_engine_args(s)
     add_run_args(s)
     s.set_defaults(func=run_stepwise_cli)
@@ -192,6 +202,8 @@ def register_eval(eval_sub: Any) -> None:
                    "action are constrained, as in `eval stepwise`)")  # fmt: skip
     e.add_argument("--max-steps", type=int, default=None,
                    help="planner turns per episode (default 8)")  # fmt: skip
+    e.add_argument("--stop-threshold", type=float, default=None, metavar="LOGPROB",
+                   help="the planner's stop gate, as in `eval stepwise`")  # fmt: skip
     add_engine_args(e)
     add_run_args(e)
     e.set_defaults(func=run_episodes_cli)
@@ -460,23 +472,43 @@ def run_stepwise_cli(args: argparse.Namespace) -> int:
     specs = role_specs(args)
     tokens = dict.fromkeys(stepwise.TOKENS, args.max_tokens) if args.max_tokens else {}
     limits = {**stepwise.TOKENS, **tokens}
-    opts = stepwise.StepwiseOptions(not args.free, args.context, tuple(limits.items()))
+    roles = tuple(r.strip() for r in args.roles.split(",") if r.strip())
+    unknown = sorted(set(roles) - set(stepwise.ROLES))
+    if unknown or "planner" not in roles:
+        raise SystemExit(f"error: --roles takes planner plus caller/summarizer, not {unknown}")
+    if args.mode != "multi-role":
+        roles = stepwise.ROLES  # one model answers each step whole
+    stop_scores = args.stop_scores or args.stop_threshold is not None
+    opts = stepwise.StepwiseOptions(not args.free, args.context, tuple(limits.items()),
+                                    roles, stop_scores)  # fmt: skip
     shown_file = "builtin:demo" if args.file is None else str(file)
     config = {"benchmark": "stepwise", "file": shown_file, "mode": args.mode,
               "limit": args.limit, "engines": specs, "seed": args.seed,
               "max_tokens": limits, "constrained": opts.constrained,
               "context": opts.context}  # fmt: skip
+    if roles != stepwise.ROLES:  # keys only when set, so earlier runs resume as they are
+        config["roles"] = list(roles)
+    if stop_scores:
+        config["stop_scores"] = True
+    if args.stop_threshold is not None:
+        config["stop_threshold"] = args.stop_threshold
     writer = RunWriter(Path(args.out), with_shard(config, shard))
-    roles = load_engines(specs, args.threads, n_ctx=args.context, **llama_flags(args))
-    writer.record_engine(roles)
+    engines = load_engines(specs, args.threads, n_ctx=args.context, **llama_flags(args))
+    writer.record_engine(engines)
     t0 = time.perf_counter()
-    records = stepwise.run_stepwise(cases, roles, args.mode, writer, opts)
-    scores = stepwise.score_records(records)
+    records = stepwise.run_stepwise(cases, engines, args.mode, writer, opts)
+    scores = stepwise.score_records(records, args.stop_threshold, roles)
     scores["skipped_gold_steps"] = skipped
     path = writer.write_scores(scores, {"wall_seconds_predict": round(time.perf_counter() - t0, 1)})
     label = f"{args.mode}: {specs['planner']}"
     print(format_table(stepwise.summary_rows(scores, label), stepwise.COLUMNS))
     print(stepwise.plan_errors(scores))
+    if "stop_gate" in scores:
+        gate = scores["stop_gate"]
+        print(
+            f"stop gate at {gate['threshold']}: Plan ACC {100 * scores['plan_acc']:.2f} "
+            f"(greedy {100 * gate['greedy_plan_acc']:.2f}; {gate['changed']} choices changed)"
+        )
     print(f"scores: {path}", file=sys.stderr)
     return 0
 
@@ -496,10 +528,13 @@ def run_episodes_cli(args: argparse.Namespace) -> int:
     shard = parse_shard(args.shard)
     trajectories = take_shard(trajectories, shard)
     specs = role_specs(args)
-    opts = episodes.EpisodeOptions(not args.free, args.max_steps or episodes.MAX_STEPS, args.seed)
+    opts = episodes.EpisodeOptions(not args.free, args.max_steps or episodes.MAX_STEPS, args.seed,
+                                   args.stop_threshold)  # fmt: skip
     config = {"benchmark": "episodes", "file": "builtin:demo" if args.file is None else str(file),
               "limit": args.limit, "engines": specs, "seed": args.seed,
               "constrained": opts.constrained, "max_steps": opts.max_steps}  # fmt: skip
+    if args.stop_threshold is not None:  # only when set, so earlier runs resume as they are
+        config["stop_threshold"] = args.stop_threshold
     writer = RunWriter(Path(args.out), with_shard(config, shard))
     roles = load_engines(specs, args.threads, **llama_flags(args))
     writer.record_engine(roles)

@@ -197,3 +197,17 @@ def role_samples(trajectories: Sequence[Any], formats: Sequence[str] = ROLE_FORM
 def step_count(trajectories: Sequence[Any]) -> int:
     """Planner steps of the trajectories (what the stepwise benchmark scores)."""
     return sum(1 for t in trajectories for m in t.conversations if m.role == "assistant")
+
+
+def dev_trajectories(
+    trajectories: Sequence[Any], trained: set[str], n: int, seed: int = 1
+) -> tuple[list[Any], dict[str, int]]:
+    """A dev set: `n` of the (training-pool) trajectories whose query no training run drew
+    (`trained`, e.g. `evaluation.calibration.trained_queries` of each stage), chosen with the
+    seed; and the counts of what was left out. Its tools are training tools: a seen-tool dev
+    set, for choosing settings that the unseen-tool test set then measures once."""
+    free = [t for t in trajectories if t.instruction not in trained]
+    picked = random.Random(f"{seed}:umi-dev").sample(free, min(n, len(free)))
+    counts = {"pool_trajectories": len(trajectories), "left_out": len(trajectories) - len(free),
+              "picked": len(picked), "steps": step_count(picked)}  # fmt: skip
+    return picked, counts

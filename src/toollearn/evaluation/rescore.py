@@ -76,7 +76,8 @@ def _stepwise(config: dict[str, Any], records: list) -> dict[str, Any]:
     from toollearn.data.trajectories import read_trajectories
     from toollearn.evaluation.runners import stepwise
 
-    scores = stepwise.score_records(records)
+    roles = config.get("roles") or stepwise.ROLES
+    scores = stepwise.score_records(records, config.get("stop_threshold"), roles)
     scores["skipped_gold_steps"] = stepwise.step_cases(
         read_trajectories(stepwise.trajectory_file(config["file"]))
     )[1]

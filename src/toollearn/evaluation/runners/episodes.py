@@ -27,11 +27,13 @@ MAX_STEPS = 8  # planner turns per episode: the longest gold episode has 5 calls
 @dataclass(frozen=True)
 class EpisodeOptions:
     """How the agent runs (recorded in the run config): grammars on the planner's role choice
-    and the caller's action (as `stepwise` decodes), the step limit and the tools' seed."""
+    and the caller's action (as `stepwise` decodes), the step limit, the tools' seed and the
+    planner's stop gate (agents.stop_gate; None: greedy)."""
 
     constrained: bool = True
     max_steps: int = MAX_STEPS
     seed: int = 0
+    stop_threshold: float | None = None
 
 
 def gold_episode(trajectory: Any) -> dict[str, Any]:
@@ -56,7 +58,8 @@ def run_episode(trajectory: Any, roles: dict[str, Any], opts: EpisodeOptions) ->
     env = Environment.simulated(list(trajectory.tools), seed=opts.seed)
     agent = MultiRoleAgent(roles["planner"], roles["caller"], roles["summarizer"], env,
                            max_steps=opts.max_steps, constrained_caller=opts.constrained,
-                           constrained_plan=opts.constrained, seed=opts.seed)  # fmt: skip
+                           constrained_plan=opts.constrained, seed=opts.seed,
+                           stop_threshold=opts.stop_threshold)  # fmt: skip
     trace = agent.run(trajectory.instruction, list(trajectory.tools), example_id=trajectory.id)
     steps = [{k: v for k, v in s.to_dict().items() if k != "prompt"} for s in trace.steps]
     return {"steps": steps, "answer": trace.answer, "meta": trace.meta}

@@ -27,7 +27,9 @@ from toollearn.evaluation.metrics.stepwise_io import step_output
 from toollearn.formats.answers import umi
 
 TOKENS = {"planner": 128, "caller": 96, "summarizer": 128, "single": 160}
+ROLES = ("planner", "caller", "summarizer")
 NEXT_TO_ACTION = {"caller": "call", "conclusion": "finish", "give up": "give_up"}
+ACTION_TO_NEXT = {a: n for n, a in NEXT_TO_ACTION.items()}
 MODES = ("multi-role", "single")
 
 
@@ -95,12 +97,17 @@ class StepwiseOptions:
 
     constrained: the planner's role choice and the caller's action under the format's grammars
     (decoding.umi), the single-LLM action under its grammar; context: the model's context in
-    tokens, histories are cut from the left to fit it with the role's output budget.
+    tokens, histories are cut from the left to fit it with the role's output budget. roles:
+    the roles asked in multi-role mode (the planner alone measures Plan ACC; the other
+    metrics are then None); stop_scores: each record keeps `conclusion_logprob`, the
+    planner's log p(conclusion thought), which `score_records(stop_threshold=...)` gates on.
     """
 
     constrained: bool = True
     context: int = 4096
     tokens: tuple[tuple[str, int], ...] = tuple(TOKENS.items())
+    roles: tuple[str, ...] = ROLES  # multi-role: which roles are asked (the planner always)
+    stop_scores: bool = False  # record the planner's conclusion log-probability (stop_gate)
 
     def limit(self, role: str) -> int:
         return dict(self.tokens)[role]
@@ -139,28 +146,41 @@ def fitted_prompt(
 
 def predict_multi_role(
     case: StepCase, roles: dict[str, Any], opts: StepwiseOptions = StepwiseOptions()
-) -> tuple[dict[str, str], float, int]:
-    """(raw texts, seconds, history turns dropped) for one step with planner/caller/summarizer
-    engines; the caller is asked on gold call steps, the summarizer on gold finish steps."""
+) -> tuple[dict[str, str], float, int, dict[str, Any]]:
+    """(raw texts, seconds, history turns dropped, the planner's stop score if asked) for one
+    step with planner/caller/summarizer engines; the caller is asked on gold call steps, the
+    summarizer on gold finish steps (each when in opts.roles)."""
     tools, history = list(case.trajectory.tools), case.history
     texts: dict[str, str] = {}
     build = lambda h: umi.planner_prompt(tools, h)  # noqa: E731
     prompt, dropped = fitted_prompt(roles["planner"], build, history, opts, "planner")
     texts["planner"], secs = _plan(roles["planner"], prompt, opts)
-    if case.target.action == "call":
+    extra = _stop_score(roles["planner"], prompt) if opts.stop_scores else {}
+    if case.target.action == "call" and "caller" in opts.roles:
         build = lambda h: umi.caller_prompt(tools, h, case.thought)  # noqa: E731
         prompt, _ = fitted_prompt(roles["caller"], build, history, opts, "caller")
         grammar = action_constraint(tools) if opts.constrained and tools else None
         texts["caller"], s = _ask(roles["caller"], prompt, opts.limit("caller"),
                                   ["\nObservation"], grammar)  # fmt: skip
         secs += s
-    elif case.target.action == "finish":
+    elif case.target.action == "finish" and "summarizer" in opts.roles:
         gold_turn = case.trajectory.conversations[case.index]
         build = lambda h: umi.summarizer_prompt([*h, gold_turn])  # noqa: E731
         prompt, _ = fitted_prompt(roles["summarizer"], build, history, opts, "summarizer")
         texts["summarizer"], s = _ask(roles["summarizer"], prompt, opts.limit("summarizer"))
         secs += s
-    return texts, secs, dropped
+    return texts, secs, dropped, extra
+
+
+def _stop_score(engine: Any, prompt: str) -> dict[str, Any]:
+    """{"conclusion_logprob": the planner's log p(conclusion thought)}, or None with the
+    reason it could not be computed (the gate then keeps the greedy choice)."""
+    from toollearn.agents.stop_gate import conclusion_logprob
+
+    try:
+        return {"conclusion_logprob": round(conclusion_logprob(engine, prompt), 6)}
+    except (ToollearnError, RuntimeError, ValueError, OSError) as exc:
+        return {"conclusion_logprob": None, "conclusion_error": str(exc)}
 
 
 def _plan(engine: Any, prompt: str, opts: StepwiseOptions) -> tuple[str, float]:
@@ -213,30 +233,76 @@ def run_stepwise(
     done = writer.done_ids()
     todo = [c for c in cases if c.id not in done]
     for case in progress(todo, total=len(todo), desc=f"stepwise/{mode}"):
+        extra: dict[str, Any] = {}
         if mode == "single":
             texts, secs, dropped = predict_single(case, roles["planner"], opts)
         else:
-            texts, secs, dropped = predict_multi_role(case, roles, opts)
+            texts, secs, dropped, extra = predict_multi_role(case, roles, opts)
         out = step_output({"texts": texts})
         writer.append({"id": case.id, "trajectory": case.trajectory.id, "turn": case.index,
                        "gold": asdict(case.target), "pred": asdict(out), "texts": texts,
-                       "history_dropped": dropped, "seconds": round(secs, 3)})  # fmt: skip
+                       **extra, "history_dropped": dropped,
+                       "seconds": round(secs, 3)})  # fmt: skip
     wanted = {c.id for c in cases}
     return [r for r in writer.records() if r["id"] in wanted]
 
 
-def score_records(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
-    """Stepwise scores of the records: gold as stored, predictions re-read from the raw texts."""
+def score_records(
+    records: Sequence[dict[str, Any]],
+    stop_threshold: float | None = None,
+    roles: Sequence[str] = ROLES,
+) -> dict[str, Any]:
+    """Stepwise scores of the records: gold as stored, predictions re-read from the raw texts.
+    stop_threshold: the planner's caller/conclusion choice is the stop gate's
+    (agents.stop_gate, on each record's `conclusion_logprob`); `stop_gate` then gives greedy's
+    Plan ACC beside it. The metrics of multi-role roles not asked (`roles`) are None."""
     from toollearn.evaluation.metrics.stepwise import StepTarget, stepwise_scores
 
     golds = [StepTarget(**{**r["gold"], "candidates": tuple(r["gold"]["candidates"])})
              for r in records]  # fmt: skip
-    preds = [step_output(r) for r in records]
+    greedy = [step_output(r) for r in records]
+    preds = greedy if stop_threshold is None else gated_outputs(records, greedy, stop_threshold)
     scores = stepwise_scores(preds, golds)
+    if stop_threshold is not None:
+        base = stepwise_scores(greedy, golds)
+        scores["stop_gate"] = {
+            "threshold": stop_threshold, "greedy_plan_acc": base["plan_acc"],
+            "greedy_plans": base["plans"],
+            "changed": sum(p.action != g.action for p, g in zip(preds, greedy)),
+            "unscored": sum(r.get("conclusion_logprob") is None for r in records),
+        }  # fmt: skip
+    unasked = {"caller": ("act_em", "arg_f1", "hallucination"), "summarizer": ("rouge_l",)}
+    for role, keys in unasked.items():
+        if role not in roles:
+            scores.update(dict.fromkeys(keys))
     secs = sum(r.get("seconds") or 0 for r in records)
     scores["run"] = {"generation_seconds": round(secs, 1),
-                     "unreadable_plans": sum(p.action is None for p in preds)}  # fmt: skip
+                     "unreadable_plans": sum(p.action is None for p in greedy)}  # fmt: skip
     return scores
+
+
+def gated_outputs(
+    records: Sequence[dict[str, Any]], greedy: Sequence[Any], threshold: float
+) -> list[Any]:
+    """The step outputs with the planner's choice re-decided by the stop gate."""
+    from dataclasses import replace
+
+    from toollearn.agents.stop_gate import gated_next
+
+    out = []
+    for rec, pred in zip(records, greedy):
+        nxt = gated_next(ACTION_TO_NEXT.get(pred.action), rec.get("conclusion_logprob"), threshold)
+        out.append(replace(pred, action=NEXT_TO_ACTION.get(nxt, pred.action)))
+    return out
+
+
+def gate_steps(records: Sequence[dict[str, Any]]) -> list[Any]:
+    """The records as stop_gate.GateStep (greedy choice, conclusion score, gold choice), for
+    `stop_gate.threshold_sweep` on held-out steps."""
+    from toollearn.agents.stop_gate import GateStep
+
+    return [GateStep(ACTION_TO_NEXT.get(step_output(r).action), r.get("conclusion_logprob"),
+                     ACTION_TO_NEXT[r["gold"]["action"]]) for r in records]  # fmt: skip
 
 
 PAPER = {  # ToolBench static evaluation, Table 1, 7B: Plan ACC, Act EM, Hallu, Arg F1, R-L

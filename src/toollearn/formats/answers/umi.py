@@ -41,6 +41,8 @@ _ECHO = re.compile(r"^(one of\b|the name of (the )?api\b|\[|\.\.\.|<)", re.IGNOR
 _ECHO_LINE = re.compile(r"To finish, use Action:|Action: one of \[|Action: the name of api",
                         re.IGNORECASE)  # fmt: skip
 NEXT_MARK = "Next:"
+# The thought every generated planner turn before `Next: conclusion` writes (datagen.umi).
+CONCLUSION_THOUGHT = "I have all the information needed to answer."
 
 
 @dataclass(frozen=True)
