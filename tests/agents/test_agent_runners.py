@@ -172,6 +172,58 @@ def test_episodes_score_a_gold_replay_and_an_early_stop(tmp_path):
     assert scores["counts"]["gold_calls"] == gold_calls == 12
 
 
+def _gold_general_agent(traj) -> ScriptedEngine:
+    """A scripted general agent: the trajectory's gold calls one a turn, then a reply."""
+    calls = [umi.parse_action(m.content) for m in traj.conversations if m.role == "caller"]
+
+    def turn(messages) -> str:
+        done = sum(m.role == "tool" for m in messages)
+        if done < len(calls):
+            return json.dumps([{"name": calls[done].name, "arguments": calls[done].arguments}])
+        return "[]\nAll done."
+
+    return ScriptedEngine(turn)
+
+
+def test_episodes_general_agent_replays_gold_and_cannot_give_up(tmp_path):
+    from toollearn.evaluation.runners import episodes
+
+    trajs = read_trajectories(DEMO_TRAJECTORIES)
+    opts = episodes.EpisodeOptions(constrained=False, agent="tool-calls", call_gate=False)
+    records = []
+    for traj in trajs:
+        agent = episodes.tool_calls_agent(_gold_general_agent(traj), opts)
+        trace = episodes.run_episode(traj, {}, opts, agent)
+        records.append({"id": traj.id, "gold": episodes.gold_episode(traj), "trace": trace})
+    scores = episodes.score_records(records)
+    # the two gold give-ups end with a reply after the gold calls: right for this agent
+    assert sum(r["gold"]["give_up"] for r in records) == 2
+    assert scores["success"] == 1.0 and scores["outcomes"] == {"answered": 16}
+    assert {r["trace"]["meta"]["agent"] for r in records} == {"tool-calls"}
+
+    with pytest.raises(ValueError, match="unknown agent"):
+        episodes.EpisodeOptions(agent="planner")
+    silent = {"agent": ScriptedEngine(lambda m: "[]\nNo.")}
+    records = episodes.run_episodes(trajs[:3], silent, RunWriter(tmp_path, {}), opts)
+    scores = episodes.score_records(records)
+    assert scores["success"] == 0.0 and scores["outcomes"] == {"no_call": 3}
+
+
+def test_episodes_cli_general_agent_options(tmp_path, capsys):
+    out = tmp_path / "ep"
+    argv = ["eval", "episodes", "--agent", "tool-calls", "--engine", "scripted", "--no-gates",
+            "--limit", "2", "--out", str(out)]  # fmt: skip
+    assert main(argv) == 0
+    config = json.loads((out / "scores.json").read_text())["config"]
+    assert config["agent"] == "tool-calls" and config["call_gate"] is False
+    assert config["engines"] == {"agent": "scripted"}
+    assert "tool-calls: scripted" in capsys.readouterr().out
+    with pytest.raises(SystemExit, match="--agent tool-calls runs --engine alone"):
+        main([*argv[:-2], "--planner", "scripted", "--out", str(tmp_path / "x")])
+    with pytest.raises(SystemExit, match="--no-gates is for --agent tool-calls"):
+        main(["eval", "episodes", "--engine", "scripted", "--no-gates", "--out", str(tmp_path)])
+
+
 def test_episodes_cli_records_engine_failures_and_rescores(tmp_path, capsys):
     from toollearn.evaluation.rescore import compare
 

@@ -251,6 +251,22 @@ def test_umi_seed_reproduces_the_dataset_byte_for_byte(tmp_path, shared_data):
     assert make(0, tmp_path / "a") == make(0, tmp_path / "b") != make(1, tmp_path / "c")
 
 
+def test_umi_job_writes_the_formats_asked_for(tmp_path, shared_data):
+    from toollearn.core.errors import DataError
+    from toollearn.data.seal_tools import load_tools
+    from toollearn.datagen import jobs
+    from toollearn.datagen.leakage import seal_exclusions
+
+    tools, ex = load_tools(shared_data), seal_exclusions(shared_data)
+    gen = jobs.run_umi(tools, 8, 5, 0, ex, tmp_path, formats=["umi-tool-calls"])
+    assert gen.samples and {s.task for s in gen.samples} == {"umi-tool-calls"}
+    assert gen.config["formats"] == ["umi-tool-calls"]
+    assert {s.metadata["kind"] for s in gen.samples} == {"umi-tool-calls"}
+    assert (tmp_path / "trajectories_test.json").exists()
+    with pytest.raises(DataError, match="some of umi-planner"):
+        jobs.run_umi(tools, 8, 5, 0, ex, tmp_path, formats=["umi-react"])
+
+
 def test_umi_counted_plans_number_the_same_steps(shared_data):
     import re
 

@@ -127,6 +127,27 @@ def test_umi_samples_for_every_role(template):
         )  # fmt: skip
 
 
+def test_umi_tool_calls_samples_are_what_the_general_agent_sends():
+    """Replayed by the general agent against the demo's real tools, the samples' targets
+    make the agent send exactly the samples' prompts, and it ends as the trajectory did."""
+    from toollearn.envs.demo import demo_env
+
+    env = demo_env()
+    for traj in read_trajectories(DEMO_TRAJECTORIES):
+        samples = to_training_sample(traj, "umi-tool-calls")
+        engine = ScriptedEngine([s.target for s in samples])
+        agent = ToolCallsAgent(engine, env, constrained=False, max_steps=len(samples))
+        trace = agent.run(traj.instruction, list(traj.tools), example_id=traj.id)
+        assert engine.prompts == [list(s.messages) for s in samples]
+        calls = sum(m.role == "caller" for m in traj.conversations)
+        assert len(samples) == calls + 1 and samples[-1].target.startswith("[]\n")
+        assert trace.meta["outcome"] == ("answered" if calls else "no_call")
+        if traj.metadata["outcome"] == "give_up":  # the planner's reason is the reply
+            assert "Next:" not in samples[-1].target and len(samples[-1].target) > 10
+        else:
+            assert samples[-1].target == "[]\n" + traj.conversations[-1].content
+
+
 def test_programs_samples(template):
     from toollearn.apps.datasets import app_class, load_demos, load_tests
     from toollearn.apps.generator import ActionGenerator, GeneratorConfig

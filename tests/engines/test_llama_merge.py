@@ -131,3 +131,21 @@ def test_tuned_with_a_missing_adapter_file_is_a_clear_error(tmp_path):
 
     with pytest.raises(EngineError, match="adapter to merge not found"):
         load_engine(f"tuned:{tmp_path / 'nope.gguf'}")
+
+
+def test_training_on_tuned_reads_the_merged_file_the_engine_serves(files, monkeypatch):
+    """`model: tuned:A.gguf` trains on the embedded model with A merged (the same cached
+    file the `tuned:A.gguf` engine serves); `tuned` alone merges the shipped adapter."""
+    from toollearn.engines.llama_merge import merged_path
+    from toollearn.models import tuned_adapter
+    from toollearn.training import trainer
+
+    tmp, *_ = files
+    monkeypatch.setattr("toollearn.engines.llama.embedded_model_path", lambda: tmp / "base.gguf")
+    path = trainer.base_model_path(f"tuned:{tmp / 'lora.gguf'}")
+    assert path == merged_path(tmp / "base.gguf", [tmp / "lora.gguf"]) and path.is_file()
+    assert trainer.base_model_path("embedded") == tmp / "base.gguf"
+    assert trainer.base_model_path(str(tmp / "x.gguf")) == tmp / "x.gguf"
+    assert tuned_adapter().is_file()  # `tuned`: the shipped adapter, here on a base it misfits
+    with pytest.raises(EngineError, match="adapters adapt tensors base.gguf lacks"):
+        trainer.base_model_path("tuned")

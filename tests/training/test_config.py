@@ -50,3 +50,13 @@ def test_glpft_stage_samples_and_stages_from_yaml_and_flags(tmp_path):
     config = load_config(path, stage_samples="planner=832,caller=300", stages="caller,summarizer")
     assert config.stage_samples == {"planner": 832, "caller": 300}
     assert config.stages == ("caller", "summarizer")
+
+
+def test_a_trained_adapter_is_served_on_the_model_it_was_trained_on(tmp_path):
+    from toollearn.cli.train import serving_spec
+    from toollearn.models import tuned_adapter
+
+    new = tmp_path / "adapter.gguf"
+    assert serving_spec("embedded", new) == f"llama@{new}"
+    assert serving_spec("tuned", new) == f"tuned:{tuned_adapter()}+{new}"
+    assert serving_spec("tuned:/a.gguf+/b.gguf", new) == f"tuned:/a.gguf+/b.gguf+{new}"

@@ -132,6 +132,11 @@ def _extra(kind: str, p: argparse.ArgumentParser) -> None:
         p.add_argument("--plan-style", choices=("plain", "counted"), default="plain",
                        help="planner rationales: plain (alpha-UMi's) or counted ('Step 2 of "
                        "3: ...', 'All 3 steps are done; ...'), train and test alike")  # fmt: skip
+        p.add_argument("--formats", default=None,
+                       help="sample formats written, comma-separated: umi-planner, "
+                       "umi-caller, umi-summarizer, umi-single (the default: all four), "
+                       "umi-tool-calls (the trajectories in the general call format, one "
+                       "sample per model turn, results fed back)")  # fmt: skip
     if kind == "deer":
         p.add_argument("--nosearch", type=int, default=1000, help="NoSearch queries")
         p.add_argument("--answer-engine", default="llama",
@@ -306,8 +311,9 @@ def _generate(args: argparse.Namespace, root: str | None, ex: Any) -> Any:
         return generate_mixture(tools, args.n, seed=args.seed, p_mask=args.mask, exclusions=ex,
                                 source=source, docs=args.docs)  # fmt: skip
     if args.kind == "umi":
+        formats = [f.strip() for f in args.formats.split(",")] if args.formats else None
         return jobs.run_umi(tools, args.n, args.test_steps, args.seed, ex, args.out,
-                            args.plan_style)  # fmt: skip
+                            args.plan_style, formats)  # fmt: skip
     return _generate_other(args, root, ex)
 
 

@@ -189,19 +189,28 @@ def register_eval(eval_sub: Any) -> None:
 
     e = eval_sub.add_parser(
         "episodes",
-        help="alpha-UMi end to end: the multi-role agent runs each trajectory's query itself",
-        description="The multi-role agent runs each trajectory's query on its own (no gold "
+        help="alpha-UMi end to end: an agent runs each trajectory's query itself",
+        description="The multi-role agent (or, with --agent tool-calls, the general agent "
+        "`toollearn run` starts) runs each trajectory's query on its own (no gold "
         "history), its tools simulated (seeded, made-up outputs). An episode succeeds "
         "when it ends as the gold one (concluded or gave up) after calling the gold tools in "
         "the gold order. Without --file, the shipped demo trajectories.",
     )
     e.add_argument("--file", default=None, help="trajectory JSON (alpha-UMi format)")
+    e.add_argument("--agent", choices=("multi-role", "tool-calls"), default="multi-role",
+                   help="multi-role: alpha-UMi's planner/caller/summarizer (the role "
+                   "options); tool-calls: the general agent on --engine, behind the shipped "
+                   "call gate as in `toollearn run` (its closing reply is its conclusion; it "
+                   "cannot give up)")  # fmt: skip
+    e.add_argument("--no-gates", action="store_true",
+                   help="tool-calls: the model alone, no call gate")  # fmt: skip
     add_role_args(e)
     e.add_argument("--free", action="store_true",
                    help="no grammars (default: the planner's role choice and the caller's "
                    "action are constrained, as in `eval stepwise`)")  # fmt: skip
     e.add_argument("--max-steps", type=int, default=None,
-                   help="planner turns per episode (default 8)")  # fmt: skip
+                   help="planner turns (tool-calls: model turns) per episode (default "
+                   "8)")  # fmt: skip
     e.add_argument("--stop-threshold", type=float, default=None, metavar="LOGPROB",
                    help="the planner's stop gate, as in `eval stepwise`")  # fmt: skip
     add_engine_args(e)
@@ -513,6 +522,12 @@ def run_stepwise_cli(args: argparse.Namespace) -> int:
     return 0
 
 
+def role_flags(args: argparse.Namespace) -> list[str]:
+    """The role engine options given (--planner, --caller, --summarizer, --role-adapters)."""
+    names = ("planner", "caller", "summarizer", "role_adapters")
+    return [f"--{n.replace('_', '-')}" for n in names if getattr(args, n, None)]
+
+
 def run_episodes_cli(args: argparse.Namespace) -> int:
     """Load trajectories and role engines, run the missing episodes, score, print the row."""
     from toollearn.agents.oracle import DEMO_TRAJECTORIES
@@ -527,14 +542,21 @@ def run_episodes_cli(args: argparse.Namespace) -> int:
         trajectories = trajectories[: args.limit]
     shard = parse_shard(args.shard)
     trajectories = take_shard(trajectories, shard)
-    specs = role_specs(args)
+    general = args.agent == "tool-calls"
+    if general and (args.stop_threshold is not None or role_flags(args)):
+        raise SystemExit("--agent tool-calls runs --engine alone: no role engines or stop gate")
+    if args.no_gates and not general:
+        raise SystemExit("--no-gates is for --agent tool-calls")
+    specs = {"agent": args.engine} if general else role_specs(args)
     opts = episodes.EpisodeOptions(not args.free, args.max_steps or episodes.MAX_STEPS, args.seed,
-                                   args.stop_threshold)  # fmt: skip
+                                   args.stop_threshold, args.agent, not args.no_gates)  # fmt: skip
     config = {"benchmark": "episodes", "file": "builtin:demo" if args.file is None else str(file),
               "limit": args.limit, "engines": specs, "seed": args.seed,
               "constrained": opts.constrained, "max_steps": opts.max_steps}  # fmt: skip
     if args.stop_threshold is not None:  # only when set, so earlier runs resume as they are
         config["stop_threshold"] = args.stop_threshold
+    if general:
+        config.update(agent=args.agent, call_gate=opts.call_gate)
     writer = RunWriter(Path(args.out), with_shard(config, shard))
     roles = load_engines(specs, args.threads, **llama_flags(args))
     writer.record_engine(roles)
@@ -542,6 +564,7 @@ def run_episodes_cli(args: argparse.Namespace) -> int:
     records = episodes.run_episodes(trajectories, roles, writer, opts)
     scores = episodes.score_records(records)
     path = writer.write_scores(scores, {"wall_seconds_predict": round(time.perf_counter() - t0, 1)})
-    print(format_table([episodes.summary_row(scores, specs["planner"])], episodes.COLUMNS))
+    label = f"tool-calls: {args.engine}" if general else specs["planner"]
+    print(format_table([episodes.summary_row(scores, label)], episodes.COLUMNS))
     print(f"scores: {path}", file=sys.stderr)
     return 0

@@ -91,7 +91,7 @@ def run_train(args: argparse.Namespace) -> int:
 
         gguf = export_lora_gguf(run / "adapter", run / "adapter.gguf")
         print(f"trained: {run} (adapter/, train.json, log.jsonl, loss.png); serve it with "
-              f"--engine llama@{gguf}")  # fmt: skip
+              f"--engine {serving_spec(config.model, gguf)}")  # fmt: skip
     else:
         print(f"trained: {run} (model/, train.json, log.jsonl, loss.png); serve it with "
               f"--engine hf:{run / 'model'}")  # fmt: skip
@@ -140,3 +140,16 @@ def _json(path: Path) -> dict[str, Any]:
     import json
 
     return json.loads(path.read_text())
+
+
+def serving_spec(model: str, adapter: Path) -> str:
+    """The engine spec that serves a trained adapter: on the embedded model, or stacked on
+    the adapters a `tuned` model had merged in (trained on them, served with them)."""
+    kind, _, rest = model.partition(":")
+    if kind != "tuned":
+        return f"llama@{adapter}"
+    if not rest:
+        from toollearn.models import tuned_adapter
+
+        rest = str(tuned_adapter())
+    return f"tuned:{rest}+{adapter}"

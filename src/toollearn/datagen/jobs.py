@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -82,12 +83,23 @@ def write_job(out: str | Path, gen: Generated, ex: Exclusions, tokens: bool = Tr
 
 
 def run_umi(tools: list[Tool], n: int, test_steps: int, seed: int, ex: Exclusions,
-            out: str | Path, plan_style: str = "plain") -> Generated:  # fmt: skip
+            out: str | Path, plan_style: str = "plain",
+            formats: Sequence[str] | None = None) -> Generated:  # fmt: skip
     """Train trajectories (never a held-out tool) and a held-out test set of at least
     `test_steps` planner steps from the held-out sub-fields' tools; both written as files,
-    both with the planner rationales of `plan_style` (datagen.umi.PLAN_STYLES)."""
+    both with the planner rationales of `plan_style` (datagen.umi.PLAN_STYLES). The samples:
+    the training trajectories in `formats` (default: the four alpha-UMi role formats)."""
     from toollearn.data.trajectories import write_trajectories
-    from toollearn.datagen.umi import generate_trajectories, role_samples, step_count
+    from toollearn.datagen.umi import (
+        ROLE_FORMATS,
+        SAMPLE_FORMATS,
+        generate_trajectories,
+        role_samples,
+        step_count,
+    )
+
+    if formats is not None and (not formats or set(formats) - set(SAMPLE_FORMATS)):
+        raise DataError(f"sample formats {formats}: some of {', '.join(SAMPLE_FORMATS)}")
 
     train, gen = generate_trajectories(tools, n, seed=seed, exclusions=ex, plan_style=plan_style)
     held = [t for t in tools if t.category in ex.held_out_subfields]
@@ -105,10 +117,12 @@ def run_umi(tools: list[Tool], n: int, test_steps: int, seed: int, ex: Exclusion
     write_trajectories(train, out / "trajectories_train.json")
     if test:
         write_trajectories(test, out / "trajectories_test.json")
-    gen.samples = role_samples(train)
+    gen.samples = role_samples(train, formats or ROLE_FORMATS)
     gen.config.update(train_trajectories=len(train), train_steps=step_count(train),
                       test_trajectories=len(test), test_steps=step_count(test),
                       test_tools=len(held))  # fmt: skip
+    if formats is not None:  # only when asked, so the default config stays as it was
+        gen.config["formats"] = list(formats)
     return gen
 
 

@@ -2,7 +2,8 @@
 
 `to_training_sample(obj, fmt)` returns the samples of one gold `Example` (seal-tools, deer,
 tool-calls, programs), one alpha-UMi `Trajectory` (umi-planner, umi-caller, umi-summarizer,
-umi-single: one sample per turn of that role), or one agent `Trace` (any format: every model
+umi-single: one sample per turn of that role; umi-tool-calls: the trajectory in the general
+call format, one sample per model turn), or one agent `Trace` (any format: every model
 step becomes a sample with the exact messages the agent sent and the text the model wrote).
 The prompts are built by the same functions the agents and runners call, so a sample's prompt
 is what the model is shown when it is served.
@@ -20,7 +21,8 @@ from toollearn.formats.answers import deer, seal_tools, tool_calls, umi
 
 UMI_ROLES = {"umi-planner": "planner", "umi-caller": "caller", "umi-summarizer": "summarizer",
              "umi-single": "single"}  # fmt: skip
-FORMATS = ("seal-tools", "deer", "tool-calls", "programs", *UMI_ROLES)
+TRAJECTORY_FORMATS = (*UMI_ROLES, "umi-tool-calls")
+FORMATS = ("seal-tools", "deer", "tool-calls", "programs", *TRAJECTORY_FORMATS)
 
 
 def _source(ex: Example) -> str:
@@ -126,6 +128,44 @@ def _umi_pair(
     return prompt, umi.render_react(plan.thought, action)
 
 
+def umi_tool_calls_samples(traj: Any) -> list[TrainingSample]:
+    """The trajectory in the general call format, one sample per model turn, prompted as
+    `agents.tool_calls` prompts it: each gold call as a one-call list, its result fed back as
+    the agent feeds it (`tool_result_message`), then `[]` and the conclusion, or at a give-up
+    `[]` and the planner's reason. A turn that cannot be read ends the samples there."""
+    tools, turns, query = list(traj.tools), list(traj.conversations), traj.instruction
+    out: list[TrainingSample] = []
+    history: list[Message] = []
+
+    def add(target: str, i: int) -> None:
+        messages = tuple(tool_calls.render_messages(query, tools, history))
+        out.append(TrainingSample(messages, target, tools=tuple(tools), task="umi-tool-calls",
+                                  role="agent", source=f"trajectory/{traj.id}:{i}"))  # fmt: skip
+
+    for i, turn in enumerate(turns):
+        nxt = turns[i + 1] if i + 1 < len(turns) else None
+        try:
+            if turn.role == "caller":
+                if nxt is None or nxt.role != "observation":
+                    break
+                call = umi.parse_action(turn.content)
+                target = tool_calls.render_target((call,), tools)
+                add(target, i)
+                history += [Message("assistant", target),
+                            tool_calls.tool_result_message(call, nxt.content)]  # fmt: skip
+            elif turn.role == "conclusion":
+                add(tool_calls.render_target((), tools, turn.content), i)
+                break
+            elif turn.role == "assistant":
+                plan = umi.parse_plan(turn.content)
+                if plan.next == "give up":
+                    add(tool_calls.render_target((), tools, plan.thought), i)
+                    break
+        except FormatError:
+            break
+    return out
+
+
 def trace_samples(trace: Trace, fmt: str) -> list[TrainingSample]:
     """Every model step of an agent run as a sample: the messages it was sent (a final
     assistant message is a prefill, kept in the target without loss) and the text it wrote."""
@@ -162,10 +202,10 @@ def to_training_sample(obj: Any, fmt: str, **options: Any) -> list[TrainingSampl
         raise DataError(f"unknown sample format {fmt!r}; use one of {', '.join(FORMATS)}")
     if isinstance(obj, Trace):
         return trace_samples(obj, fmt)
-    if fmt in UMI_ROLES:
+    if fmt in TRAJECTORY_FORMATS:
         if not hasattr(obj, "conversations"):
             raise DataError(f"{fmt} samples come from a trajectory, not a {type(obj).__name__}")
-        return umi_samples(obj, fmt)
+        return umi_tool_calls_samples(obj) if fmt == "umi-tool-calls" else umi_samples(obj, fmt)
     if not isinstance(obj, Example):
         raise DataError(f"{fmt} samples come from an Example or a Trace, not {type(obj).__name__}")
     if fmt == "programs":

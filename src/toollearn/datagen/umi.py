@@ -32,6 +32,7 @@ from toollearn.datagen.phrasing import clause, write_query
 from toollearn.formats.answers import umi
 
 ROLE_FORMATS = ("umi-planner", "umi-caller", "umi-summarizer", "umi-single")
+SAMPLE_FORMATS = (*ROLE_FORMATS, "umi-tool-calls")  # + the general call format, turn by turn
 PLAN_STYLES = ("plain", "counted")
 
 
@@ -179,7 +180,8 @@ def generate_trajectories(
 
 
 def role_samples(trajectories: Sequence[Any], formats: Sequence[str] = ROLE_FORMATS) -> list:
-    """Planner, caller, summarizer and single-LLM samples of the trajectories."""
+    """Planner, caller, summarizer and single-LLM samples of the trajectories (or any of
+    SAMPLE_FORMATS)."""
     from dataclasses import replace
 
     from toollearn.datagen.samples import to_training_sample

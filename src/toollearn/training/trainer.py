@@ -32,11 +32,21 @@ def cpu_has_bf16() -> bool:
 
 
 def base_model_path(model: str) -> Path:
-    """The model to train: the embedded GGUF, a GGUF file or a Hugging Face folder."""
-    if model == "embedded":
-        from toollearn.engines.llama import embedded_model_path
+    """The model to train: the embedded GGUF, a GGUF file or a Hugging Face folder; `tuned`
+    (or `tuned:/a.gguf[+/b.gguf]`) the embedded model with the shipped tools-135m adapter (or
+    these GGUF LoRAs) merged into its weights, as the `tuned` engine serves it, so a second
+    adapter trains on top of the first and is served stacked (`tuned:/first.gguf+/new.gguf`)."""
+    from toollearn.engines.llama import embedded_model_path
 
+    kind, _, rest = model.partition(":")
+    if model == "embedded":
         return embedded_model_path()
+    if kind == "tuned":
+        from toollearn.engines.llama_merge import with_merged
+        from toollearn.models import tuned_adapter
+
+        adapters = [Path(p) for p in rest.split("+") if p] or [tuned_adapter()]
+        return with_merged(embedded_model_path(), adapters)
     return Path(model)
 
 

@@ -1,4 +1,4 @@
-"""alpha-UMi end to end: the multi-role agent runs each held-out trajectory's query by itself.
+"""alpha-UMi end to end: an agent runs each held-out trajectory's query by itself.
 
 The stepwise benchmark gives every step the gold history, so a planner is only asked for the
 next step of an episode that has gone right so far (and, for a "counted" planner, it can copy
@@ -9,6 +9,12 @@ tools in the gold order. Arguments are not compared (a nested argument takes a s
 output); `stepwise` scores them. Each record keeps the agent's trace (prompts left out), and
 the scores are re-read from it. The released trajectory format keeps no response fields, so a
 simulated tool answers `{"result": <a made-up value>}`, not the gold observation's fields.
+
+The agent is alpha-UMi's multi-role agent, or (`agent="tool-calls"`) the general agent that
+`toollearn run` starts by default (`agents.tool_calls`: one model, call lists, results fed
+back, behind the shipped call gate unless `call_gate=False`). That agent has no give-up move:
+its closing reply ends every episode as a conclusion, so a gold give-up counts as ended right
+when it replies after the gold calls.
 """
 
 from __future__ import annotations
@@ -22,18 +28,27 @@ from toollearn.core.errors import FormatError
 from toollearn.formats.answers import umi
 
 MAX_STEPS = 8  # planner turns per episode: the longest gold episode has 5 calls + conclusion
+AGENTS = ("multi-role", "tool-calls")
 
 
 @dataclass(frozen=True)
 class EpisodeOptions:
     """How the agent runs (recorded in the run config): grammars on the planner's role choice
-    and the caller's action (as `stepwise` decodes), the step limit, the tools' seed and the
-    planner's stop gate (agents.stop_gate; None: greedy)."""
+    and the caller's action (as `stepwise` decodes; for the general agent, on its call lists),
+    the step limit (model turns for the general agent), the tools' seed, the planner's stop
+    gate (agents.stop_gate; None: greedy), which agent, and whether the general agent asks
+    the shipped call gate first."""
 
     constrained: bool = True
     max_steps: int = MAX_STEPS
     seed: int = 0
     stop_threshold: float | None = None
+    agent: str = "multi-role"
+    call_gate: bool = True
+
+    def __post_init__(self) -> None:
+        if self.agent not in AGENTS:
+            raise ValueError(f"unknown agent {self.agent!r}: one of {', '.join(AGENTS)}")
 
 
 def gold_episode(trajectory: Any) -> dict[str, Any]:
@@ -50,16 +65,29 @@ def gold_episode(trajectory: Any) -> dict[str, Any]:
     return {"calls": calls, "give_up": give_up}
 
 
-def run_episode(trajectory: Any, roles: dict[str, Any], opts: EpisodeOptions) -> dict[str, Any]:
-    """One episode of the multi-role agent on the trajectory's query and tools."""
+def tool_calls_agent(engine: Any, opts: EpisodeOptions) -> Any:
+    """The general agent as `toollearn run` builds it; each episode simulates its own tools."""
+    from toollearn.agents.tool_calls import ToolCallsAgent
+
+    options = {"constrained": opts.constrained, "max_steps": opts.max_steps, "seed": opts.seed}
+    if opts.call_gate:
+        return ToolCallsAgent.gated(engine, **options)
+    return ToolCallsAgent(engine, **options)
+
+
+def run_episode(trajectory: Any, roles: dict[str, Any], opts: EpisodeOptions,
+                agent: Any = None) -> dict[str, Any]:  # fmt: skip
+    """One episode on the trajectory's query and tools: `agent` (one whose environment is
+    simulated per episode, as the general agent's is), else a multi-role agent of `roles`."""
     from toollearn.agents.multi_role import MultiRoleAgent
     from toollearn.envs.environment import Environment
 
-    env = Environment.simulated(list(trajectory.tools), seed=opts.seed)
-    agent = MultiRoleAgent(roles["planner"], roles["caller"], roles["summarizer"], env,
-                           max_steps=opts.max_steps, constrained_caller=opts.constrained,
-                           constrained_plan=opts.constrained, seed=opts.seed,
-                           stop_threshold=opts.stop_threshold)  # fmt: skip
+    if agent is None:
+        env = Environment.simulated(list(trajectory.tools), seed=opts.seed)
+        agent = MultiRoleAgent(roles["planner"], roles["caller"], roles["summarizer"], env,
+                               max_steps=opts.max_steps, constrained_caller=opts.constrained,
+                               constrained_plan=opts.constrained, seed=opts.seed,
+                               stop_threshold=opts.stop_threshold)  # fmt: skip
     trace = agent.run(trajectory.instruction, list(trajectory.tools), example_id=trajectory.id)
     steps = [{k: v for k, v in s.to_dict().items() if k != "prompt"} for s in trace.steps]
     return {"steps": steps, "answer": trace.answer, "meta": trace.meta}
@@ -67,13 +95,15 @@ def run_episode(trajectory: Any, roles: dict[str, Any], opts: EpisodeOptions) ->
 
 def run_episodes(trajectories: Sequence[Any], roles: dict[str, Any], writer: Any,
                  opts: EpisodeOptions = EpisodeOptions()) -> list[dict[str, Any]]:  # fmt: skip
-    """Run every trajectory not yet in the writer's file; returns the records of all of them."""
+    """Run every trajectory not yet in the writer's file; returns the records of all of them.
+    `roles`: planner/caller/summarizer engines, or {"agent": engine} for the general agent."""
     from toollearn.evaluation.runners.base import progress
 
     done = writer.done_ids()
     todo = [t for t in trajectories if t.id not in done]
+    agent = tool_calls_agent(roles["agent"], opts) if opts.agent == "tool-calls" and todo else None
     for traj in progress(todo, total=len(todo), desc="episodes"):
-        trace = run_episode(traj, roles, opts)
+        trace = run_episode(traj, roles, opts, agent)
         writer.append({"id": traj.id, "gold": gold_episode(traj), "trace": trace,
                        "seconds": trace["meta"].get("seconds")})  # fmt: skip
     wanted = {t.id for t in trajectories}
@@ -81,10 +111,15 @@ def run_episodes(trajectories: Sequence[Any], roles: dict[str, Any], writer: Any
 
 
 def episode_output(record: dict[str, Any]) -> dict[str, Any]:
-    """What the agent did, read from the record's trace: its ending and the tools it called."""
+    """What the agent did, read from the record's trace: its outcome, how that ends the
+    episode (the general agent's closing reply, after calls or at once, is a conclusion), the
+    tools it called, and whether it can give up."""
     trace = record["trace"]
     calls = [c["name"] for s in trace["steps"] if s["kind"] == "call" for c in s["calls"]]
-    return {"outcome": trace["meta"].get("outcome"), "calls": calls}
+    outcome = trace["meta"].get("outcome")
+    general = trace["meta"].get("agent") == "tool-calls"
+    ended = "concluded" if general and outcome in ("answered", "no_call") else outcome
+    return {"outcome": outcome, "ended": ended, "calls": calls, "can_give_up": not general}
 
 
 def score_records(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
@@ -94,14 +129,14 @@ def score_records(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
     outcomes: Counter[str] = Counter()
     for record in records:
         gold, pred = record["gold"], episode_output(record)
-        want = "give_up" if gold["give_up"] else "concluded"
+        want = "give_up" if gold["give_up"] and pred["can_give_up"] else "concluded"
         outcomes[pred["outcome"] or "none"] += 1
-        ended_right = pred["outcome"] == want
+        ended_right = pred["ended"] == want
         tools_right = pred["calls"] == gold["calls"]
         counts["success"] += ended_right and tools_right
         counts["ended_right"] += ended_right
         counts["tools_right"] += tools_right
-        if pred["outcome"] == "concluded" and not gold["give_up"]:
+        if pred["ended"] == "concluded" and not gold["give_up"]:
             made, needed = len(pred["calls"]), len(gold["calls"])
             counts["concluded_too_early"] += made < needed
             counts["concluded_after_extra_calls"] += made > needed

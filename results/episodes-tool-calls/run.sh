@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# The general agent end to end (`toollearn run`'s default: the tool-calls format, constrained,
+# behind the shipped call gate) on the 100 held-out alpha-UMi trajectories, tools simulated
+# (`eval episodes --agent tool-calls`): the embedded model as released (base), with the shipped
+# tools-135m adapter (tuned), and with tools-135m plus the tools-135m-agent adapter stacked on
+# it (agent: `toollearn train --config recipes/tools-135m-agent.yaml` first).
+# Each run: two 1-thread shards side by side (runs/episodes-tool-calls), merged here and
+# scored unsharded; reruns resume.      bash results/episodes-tool-calls/run.sh [NAME...]
+set -euo pipefail
+source .venv/bin/activate
+HERE=results/episodes-tool-calls
+FILE=results/datagen/umi/trajectories_test.json
+AGENT=runs/train/tools-135m-agent/adapter.gguf
+mkdir -p runs/logs
+
+episodes() {  # $1: name, $2: engine spec; two shards, merged, scored
+  local name=$1 engine=$2 k
+  for k in 1 2; do
+    toollearn eval episodes --agent tool-calls --file "$FILE" --engine "$engine" --threads 1 \
+      --shard "$k/2" --out "runs/episodes-tool-calls/$name-s$k" \
+      > "runs/logs/episodes-tool-calls-$name-s$k.log" 2>&1 &
+  done
+  wait
+  toollearn runs merge --out "$HERE/$name" "runs/episodes-tool-calls/$name-s1" \
+    "runs/episodes-tool-calls/$name-s2"
+  toollearn eval episodes --agent tool-calls --file "$FILE" --engine "$engine" --threads 1 \
+    --out "$HERE/$name"
+}
+
+names=("$@")
+[ $# -gt 0 ] || names=(tuned base agent)
+for name in "${names[@]}"; do
+  case $name in
+    tuned) episodes tuned tuned ;;
+    base) episodes base base ;;
+    agent) episodes agent "tuned:src/toollearn/models/tools-135m.gguf+$AGENT" ;;
+    *) echo "unknown run $name" >&2; exit 2 ;;
+  esac
+done
