@@ -148,8 +148,6 @@ def serving_spec(model: str, adapter: Path) -> str:
     kind, _, rest = model.partition(":")
     if kind != "tuned":
         return f"llama@{adapter}"
-    if not rest:
-        from toollearn.models import tuned_adapter
+    from toollearn.models import tuned_stack
 
-        rest = str(tuned_adapter())
-    return f"tuned:{rest}+{adapter}"
+    return "tuned:" + "+".join(str(p) for p in [*tuned_stack(rest), adapter])

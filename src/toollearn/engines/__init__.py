@@ -82,11 +82,11 @@ def _llama(kind: str, rest: str, **options: Any) -> Engine:
     """A LlamaEngine: "llama[:model]" as named, "tuned[:a.gguf+b.gguf]": the embedded model
     with the shipped adapter (or the named ones) merged into its weights."""
     from toollearn.engines.llama import LlamaEngine, quiet_openmp
-    from toollearn.models import tuned_adapter
+    from toollearn.models import tuned_stack
 
     quiet_openmp()
     if kind == "tuned":
-        merge = [Path(p) for p in rest.split("+") if p] or [tuned_adapter()]
+        merge = tuned_stack(rest)
         missing = [str(p) for p in merge if not p.is_file()]
         if missing:
             raise EngineError(f"adapter to merge not found: {', '.join(missing)}")

@@ -50,6 +50,12 @@ def tuned_adapter(apps: bool = False) -> Path:
     return path
 
 
+def tuned_stack(adapters: str = "") -> list[Path]:
+    """The GGUF LoRAs a `tuned[:a.gguf+b.gguf]` spec merges into the embedded model: the named
+    ones ("+"-separated), else the shipped tools adapter."""
+    return [Path(p) for p in adapters.split("+") if p] or [tuned_adapter()]
+
+
 def tuned_info(apps: bool = False) -> dict[str, Any]:
     """A shipped adapter's training record (`train.json` of its run)."""
     path = APPS_INFO if apps else TUNED_INFO

@@ -43,10 +43,9 @@ def base_model_path(model: str) -> Path:
         return embedded_model_path()
     if kind == "tuned":
         from toollearn.engines.llama_merge import with_merged
-        from toollearn.models import tuned_adapter
+        from toollearn.models import tuned_stack
 
-        adapters = [Path(p) for p in rest.split("+") if p] or [tuned_adapter()]
-        return with_merged(embedded_model_path(), adapters)
+        return with_merged(embedded_model_path(), tuned_stack(rest))
     return Path(model)
 
 
