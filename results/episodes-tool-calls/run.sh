@@ -3,18 +3,24 @@
 # behind the shipped call gate) on the 100 held-out alpha-UMi trajectories, tools simulated
 # (`eval episodes --agent tool-calls`): the embedded model as released (base), with the shipped
 # tools-135m adapter (tuned), and with tools-135m plus the tools-135m-agent adapter stacked on
-# it (agent: `toollearn train --config recipes/tools-135m-agent.yaml` first).
+# it (agent: `toollearn train --config recipes/tools-135m-agent.yaml` first), or with the
+# GPU-trained second adapters instead (gpu-r16, gpu-r4: results/train/tools-135m-agent-gpu,
+# their adapter.gguf in runs/train/agent-gpu-<r>-all). SPLIT=dev runs the 120 dev trajectories
+# (results/umi-stop-gate/dev-set, out of the GPU runs' data) into dev-NAME instead.
 # Each run: two 1-thread shards side by side (runs/episodes-tool-calls), merged here and
 # scored unsharded; reruns resume.      bash results/episodes-tool-calls/run.sh [NAME...]
 set -euo pipefail
 source .venv/bin/activate
 HERE=results/episodes-tool-calls
-FILE=results/datagen/umi/trajectories_test.json
+FILE=results/datagen/umi/trajectories_test.json PREFIX=
+if [[ ${SPLIT:-test} == dev ]]; then
+  FILE=results/umi-stop-gate/dev-set/trajectories_dev.json PREFIX=dev-
+fi
 AGENT=runs/train/tools-135m-agent/adapter.gguf
 mkdir -p runs/logs
 
 episodes() {  # $1: name, $2: engine spec; two shards, merged, scored
-  local name=$1 engine=$2 k
+  local name=$PREFIX$1 engine=$2 k
   for k in 1 2; do
     toollearn eval episodes --agent tool-calls --file "$FILE" --engine "$engine" --threads 1 \
       --shard "$k/2" --out "runs/episodes-tool-calls/$name-s$k" \
@@ -34,6 +40,8 @@ for name in "${names[@]}"; do
     tuned) episodes tuned tuned ;;
     base) episodes base base ;;
     agent) episodes agent "tuned:src/toollearn/models/tools-135m.gguf+$AGENT" ;;
+    gpu-r16 | gpu-r4)
+      episodes "$name" "tuned:src/toollearn/models/tools-135m.gguf+runs/train/agent-${name}-all/adapter.gguf" ;;
     *) echo "unknown run $name" >&2; exit 2 ;;
   esac
 done

@@ -10,6 +10,8 @@ sequence masks the logits each step.
 from __future__ import annotations
 
 import contextlib
+import os
+import shutil
 import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -40,6 +42,18 @@ def _gguf_cache_dir(path: Path) -> Path:
     return cache_root() / f"{path.stem}-{file_key(path)}"
 
 
+def publish_dir(tmp: Path, target: Path) -> None:
+    """Move the finished folder `tmp` to `target`. Processes that convert the same GGUF at
+    once each write their own `tmp`; the first to finish publishes, the others find a complete
+    `target` and drop their copy."""
+    try:
+        tmp.rename(target)
+    except OSError:
+        if not (target / "config.json").is_file():
+            raise
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
 def load_hf(model: str | Path, dtype: str = "float32") -> tuple[Any, Any]:
     """(model, tokenizer) from a model directory or a GGUF file (dequantised copy cached)."""
     try:
@@ -58,11 +72,11 @@ def load_hf(model: str | Path, dtype: str = "float32") -> tuple[Any, Any]:
             m = AutoModelForCausalLM.from_pretrained(path.parent, **kw, dtype=torch.float32)
             tok = AutoTokenizer.from_pretrained(path.parent, **kw)
             _gguf_special_tokens(m, tok, path)
-            tmp = cached.with_name(cached.name + ".tmp")
+            tmp = cached.with_name(f"{cached.name}.{os.getpid()}.tmp")
             _forget_gguf_quantization(m)  # weights are already dequantised floats
             m.save_pretrained(tmp)
             tok.save_pretrained(tmp)
-            tmp.rename(cached)
+            publish_dir(tmp, cached)
         path = cached
     m = AutoModelForCausalLM.from_pretrained(path, dtype=torch_dtype)
     tok = AutoTokenizer.from_pretrained(path)

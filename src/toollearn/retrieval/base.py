@@ -33,12 +33,21 @@ def check_query(query: str) -> str:
 
 
 def top_k(scores: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
-    """Indices and values of the k largest scores, best first (ties: lower index first)."""
+    """Indices and values of the k largest scores, best first (ties: lower index first, also
+    for which of the items tied at the k-th score make the cut: `argpartition` alone picks
+    among those by its own kernel, which differs between processors, and so did the BM25
+    candidates of two machines)."""
     n = scores.shape[0]
     k = min(k, n)
     if k <= 0:
         return np.empty(0, dtype=np.int64), np.empty(0, dtype=scores.dtype)
-    part = np.argpartition(-scores, k - 1)[:k] if k < n else np.arange(n)
+    if k < n:
+        kth = scores[np.argpartition(-scores, k - 1)[k - 1]]
+        above = np.flatnonzero(scores > kth)
+        tied = np.flatnonzero(scores == kth)[: k - above.size]
+        part = np.concatenate([above, tied])
+    else:
+        part = np.arange(n)
     order = np.lexsort((part, -scores[part]))
     idx = part[order]
     return idx, scores[idx]
