@@ -14,23 +14,17 @@ import sys
 from pathlib import Path
 
 
-def first_user(sample: dict) -> str:
-    """The query a sample answers: the content of its first user message."""
-    return next(m["content"] for m in sample["prompt"] if m["role"] == "user")
-
-
 def main(src: str, dev_file: str, out: str) -> None:
     dev = {t["instruction"].strip() for t in json.loads(Path(dev_file).read_text())}
     lines = Path(src, "data.jsonl").read_text(encoding="utf-8").splitlines()
     kept, dropped, dev_hit = [], 0, set()
     for line in lines:
-        query = first_user(json.loads(line)).strip()
-        hit = next((q for q in dev if q in query), None)
-        if hit is None:
-            kept.append(line)
-        else:
+        query = json.loads(line)["metadata"]["query"].strip()  # the trajectory's instruction
+        if query in dev:
             dropped += 1
-            dev_hit.add(hit)
+            dev_hit.add(query)
+        else:
+            kept.append(line)
     Path(out).mkdir(parents=True, exist_ok=True)
     text = "\n".join(kept) + "\n"
     Path(out, "data.jsonl").write_text(text, encoding="utf-8")
