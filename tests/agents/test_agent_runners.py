@@ -112,6 +112,14 @@ def test_run_cli_prints_a_trace(agent, capsys):
     assert main(["run", "x", "--engine", "scripted", "--only", "add,nope"]) == 2
 
 
+def test_run_defaults_to_the_agent_adapter_for_the_general_agent_only():
+    from toollearn.cli.run import default_engine
+
+    assert default_engine("tool-calls") == "tuned-agent"  # results fed back: the agent adapter
+    for agent in ("multi-role", "react", "deer", "multi-call"):
+        assert default_engine(agent) == "tuned"
+
+
 def test_run_cli_deer_with_the_shipped_search_classifier(capsys):
     # the classifier decides Search before any engine call; the trace keeps its margin
     argv = ["run", "What is 2 + 2?", "--engine", "scripted", "--agent", "deer", "--search-gate"]

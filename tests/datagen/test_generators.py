@@ -267,6 +267,25 @@ def test_umi_job_writes_the_formats_asked_for(tmp_path, shared_data):
         jobs.run_umi(tools, 8, 5, 0, ex, tmp_path, formats=["umi-react"])
 
 
+def test_umi_job_leaves_out_the_trajectories_of_a_dev_file(tmp_path, shared_data):
+    from toollearn.data.seal_tools import load_tools
+    from toollearn.data.trajectories import read_trajectories, write_trajectories
+    from toollearn.datagen import jobs
+    from toollearn.datagen.leakage import seal_exclusions
+
+    tools, ex = load_tools(shared_data), seal_exclusions(shared_data)
+    jobs.run_umi(tools, 8, 0, 0, ex, tmp_path / "all", formats=["umi-tool-calls"])
+    trained = read_trajectories(tmp_path / "all" / "trajectories_train.json")
+    dev = write_trajectories(trained[:3], tmp_path / "dev.json")
+    gen = jobs.run_umi(tools, 8, 0, 0, ex, tmp_path / "kept", formats=["umi-tool-calls"],
+                       exclude=dev)  # fmt: skip
+    queries = {s.metadata["query"] for s in gen.samples}
+    assert queries == {t.instruction for t in trained[3:]}
+    assert gen.config["excluded_trajectories"] == 3 and gen.config["excluded_from"] == str(dev)
+    kept = read_trajectories(tmp_path / "kept" / "trajectories_train.json")
+    assert [t.instruction for t in kept] == [t.instruction for t in trained[3:]]
+
+
 def test_umi_counted_plans_number_the_same_steps(shared_data):
     import re
 

@@ -129,7 +129,7 @@ def test_demo_shows_base_and_tuned_with_both_scorers(capsys):
     for run in ("base free", "base constrained", "tuned free", "tuned constrained"):
         assert f"  {run:<18}: " in out
     assert "official" in out and "strict" in out and "hallucinated" in out
-    assert "Your own tools (tuned" in out and out.count("query: ") == 2
+    assert "Your own tools (tuned-agent" in out and out.count("query: ") == 2
     # the apps: base and the apps adapter, each program executed and judged
     assert "[home-search] " in out and "[trip-booking] " in out
     assert out.count("  tuned-apps        : ") == 2 and out.count("  base              : ") == 2

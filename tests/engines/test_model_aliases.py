@@ -1,5 +1,5 @@
-"""The engine names `base`, `tuned` and `tuned-apps` (the shipped adapters), resolved without a
-model."""
+"""The engine names `base`, `tuned`, `tuned-apps` and `tuned-agent` (the shipped adapters),
+resolved without a model."""
 
 from __future__ import annotations
 
@@ -10,7 +10,13 @@ import pytest
 import toollearn.models as models
 from toollearn.cli.common import engine_options, is_llama
 from toollearn.core.errors import EngineError
-from toollearn.models import APPS_ADAPTER, TUNED_ADAPTER, resolve_alias, tuned_info
+from toollearn.models import (
+    AGENT_ADAPTER,
+    APPS_ADAPTER,
+    TUNED_ADAPTER,
+    resolve_alias,
+    tuned_info,
+)
 
 
 def test_aliases_resolve_to_llama_specs():
@@ -20,10 +26,13 @@ def test_aliases_resolve_to_llama_specs():
     assert resolve_alias("tuned@/x.gguf") == "tuned@/x.gguf"
     assert resolve_alias("tuned-apps") == f"tuned:{APPS_ADAPTER}"  # the apps adapter, merged
     assert resolve_alias("tuned-apps@/x.gguf") == f"tuned:{APPS_ADAPTER}@/x.gguf"
+    stack = f"tuned:{TUNED_ADAPTER}+{AGENT_ADAPTER}"  # the agent adapter on the tools adapter
+    assert resolve_alias("tuned-agent") == stack
+    assert resolve_alias("tuned-agent@/x.gguf") == f"{stack}@/x.gguf"
     for other in ("llama", "llama:/m.gguf@/a.gguf", "hf:/dir", "openai:http://h/v1#m"):
         assert resolve_alias(other) == other
     assert is_llama("tuned") and is_llama("base@/x.gguf") and not is_llama("hf:/dir")
-    assert is_llama("tuned-apps")
+    assert is_llama("tuned-apps") and is_llama("tuned-agent")
     # a newly trained adapter merged in: --threads and --n-seq must reach llama.cpp too
     assert is_llama("tuned:/a.gguf+/b.gguf") and is_llama("tuned:/a.gguf@/c.gguf")
     assert engine_options("tuned:/a.gguf", 1, n_seq=8) == {"n_threads": 1, "n_seq": 8}
@@ -32,17 +41,21 @@ def test_aliases_resolve_to_llama_specs():
 
 def test_the_adapters_ship_with_their_training_records():
     call_gate = TUNED_ADAPTER.parent / "deer-call-gate" / "adapter_model.safetensors"
-    sizes = [path.stat().st_size for path in (TUNED_ADAPTER, APPS_ADAPTER, call_gate)]
+    shipped = (TUNED_ADAPTER, APPS_ADAPTER, AGENT_ADAPTER, call_gate)
+    sizes = [path.stat().st_size for path in shipped]
     assert sum(sizes) < 25 * 2**20  # together at most 25 MB (issue 15)
     info = tuned_info()
     assert info["config"]["method"] == "lora" and info["datasets"]
-    apps = tuned_info(apps=True)
+    apps = tuned_info("apps")
     assert apps["config"]["method"] == "lora"
     assert sorted(Path(d).name for d in apps["datasets"]) == [
         "apps2-home-search", "apps2-trip-booking"]  # fmt: skip
+    agent = tuned_info("agent")
+    assert agent["config"]["merge_turns"] and agent["config"]["model"] == "tuned"
+    assert agent["samples"]["dropped"] == {} and agent["samples"]["merge_turns"]["conversations"]
     notice = (TUNED_ADAPTER.parent / "NOTICE").read_text()
     assert "Seal-Tools" in notice and "ToolDEER" in notice and "SmolLM2" in notice
-    assert "apps-135m.gguf" in notice
+    assert "apps-135m.gguf" in notice and "agent-135m.gguf" in notice
 
 
 def test_a_missing_adapter_is_a_clear_error(monkeypatch, tmp_path):
@@ -52,4 +65,8 @@ def test_a_missing_adapter_is_a_clear_error(monkeypatch, tmp_path):
     monkeypatch.setattr(models, "APPS_ADAPTER", tmp_path / "gone-too.gguf")
     with pytest.raises(EngineError, match="gone-too.gguf"):
         resolve_alias("tuned-apps")
+    monkeypatch.setattr(models, "TUNED_ADAPTER", TUNED_ADAPTER)  # only the agent adapter gone
+    monkeypatch.setattr(models, "AGENT_ADAPTER", tmp_path / "gone-three.gguf")
+    with pytest.raises(EngineError, match="gone-three.gguf"):
+        resolve_alias("tuned-agent")
     assert resolve_alias("base") == "llama"

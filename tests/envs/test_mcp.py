@@ -59,6 +59,8 @@ def test_toollearn_run_calls_the_mcp_servers_tools(server_cmd, capsys):
     assert {c["name"] for c in calls} <= {"price_of", "opening_hours"}  # only the server's tools
     first = next(s for s in trace["steps"] if s["kind"] == "observation")
     assert first["observation"] is not None or first["error"]  # executed by the server
+    # the default engine (tuned-agent) replies with the server's result instead of calling again
+    assert "4.5" in (trace["answer"] or "")
 
 
 def test_toollearn_tools_served_over_mcp_answer_an_mcp_client(tmp_path):

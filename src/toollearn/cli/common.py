@@ -7,26 +7,29 @@ from typing import Any
 
 ENGINE_HELP = (
     "engine spec (default: %(default)s; tuned: the embedded model with the shipped tools-135m "
-    "adapter, tuned-apps: with the shipped apps-135m adapter, base, llama@ADAPTER.gguf, "
-    "hf:DIR, openai:URL#model, ...: see toollearn.engines)"
+    "adapter, tuned-apps: with the shipped apps-135m adapter, tuned-agent: with tools-135m and "
+    "the agent-135m adapter for multi-turn calls, base, llama@ADAPTER.gguf, hf:DIR, "
+    "openai:URL#model, ...: see toollearn.engines)"
 )
 
 
 def add_engine_args(
     p: argparse.ArgumentParser, model_flag: bool = True, default: str | None = None
 ) -> None:
-    """--engine (and its shorthand --model base|tuned|tuned-apps), --threads, and llama.cpp's
-    --weights, --prefill-weights and --flash-attn. `default`: the engine when none is named
-    (the shipped tools adapter unless a command says otherwise)."""
-    from toollearn.models import APPS_ENGINE, DEFAULT_ENGINE
+    """--engine (and its shorthand --model base|tuned|tuned-apps|tuned-agent), --threads, and
+    llama.cpp's --weights, --prefill-weights and --flash-attn. `default`: the engine when none
+    is named (the shipped tools adapter unless a command says otherwise)."""
+    from toollearn.models import AGENT_ENGINE, APPS_ENGINE, DEFAULT_ENGINE
 
     default = default or DEFAULT_ENGINE
     p.add_argument("--engine", default=default, help=ENGINE_HELP)
     if model_flag:
-        p.add_argument("--model", dest="engine", choices=("base", "tuned", APPS_ENGINE),
+        choices = ("base", "tuned", APPS_ENGINE, AGENT_ENGINE)
+        p.add_argument("--model", dest="engine", choices=choices,
                        help=f"the embedded model plain (base), with the shipped tools adapter "
-                       f"(tuned) or the apps adapter ({APPS_ENGINE}); default {default}; the "
-                       "same as --engine NAME")  # fmt: skip
+                       f"(tuned), the apps adapter ({APPS_ENGINE}) or the tools and agent "
+                       f"adapters ({AGENT_ENGINE}); default {default}; the same as --engine "
+                       "NAME")  # fmt: skip
     p.add_argument(
         "--threads",
         type=int,
@@ -115,10 +118,10 @@ def engine_options(spec: str, threads: int | None, **llama: Any) -> dict[str, An
 
 def is_llama(spec: str) -> bool:
     """Whether a spec runs on llama.cpp (llama..., base..., tuned..., "tuned:/a.gguf" too)."""
-    from toollearn.models import APPS_ENGINE
+    from toollearn.models import AGENT_ENGINE, APPS_ENGINE
 
     kind = spec.partition("@")[0].partition(":")[0]
-    return spec.startswith("llama") or kind in ("base", "tuned", APPS_ENGINE)
+    return spec.startswith("llama") or kind in ("base", "tuned", APPS_ENGINE, AGENT_ENGINE)
 
 
 def load_engine_spec(spec: str, threads: int | None = None, **llama: Any) -> Any:

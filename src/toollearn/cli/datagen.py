@@ -137,6 +137,13 @@ def _extra(kind: str, p: argparse.ArgumentParser) -> None:
                        "umi-caller, umi-summarizer, umi-single (the default: all four), "
                        "umi-tool-calls (the trajectories in the general call format, one "
                        "sample per model turn, results fed back)")  # fmt: skip
+        p.add_argument(
+            "--exclude-trajectories",
+            default=None,
+            metavar="FILE",
+            help="leave out the training trajectories whose query is one of this "
+            "trajectory file's (a dev set: `datagen umi-dev`'s trajectories_dev.json)",
+        )
     if kind == "deer":
         p.add_argument("--nosearch", type=int, default=1000, help="NoSearch queries")
         p.add_argument("--answer-engine", default="llama",
@@ -313,7 +320,7 @@ def _generate(args: argparse.Namespace, root: str | None, ex: Any) -> Any:
     if args.kind == "umi":
         formats = [f.strip() for f in args.formats.split(",")] if args.formats else None
         return jobs.run_umi(tools, args.n, args.test_steps, args.seed, ex, args.out,
-                            args.plan_style, formats)  # fmt: skip
+                            args.plan_style, formats, args.exclude_trajectories)  # fmt: skip
     return _generate_other(args, root, ex)
 
 

@@ -187,9 +187,15 @@ def run_demo(args: argparse.Namespace) -> int:
     scores = {run: score_records(recs, examples) for run, recs in records.items()}
     print(demo_table(scores))
     last = list(engines)[-1]
-    print(f"\nYour own tools ({last or 'the engine'}; the general call format, constrained, "
-          "calls executed):")  # fmt: skip
-    user_tools_demo(engines[last])
+    label, agent_engine = last or "the engine", engines[last]
+    if set(engines) == {"base", "tuned"}:  # the general agent's default: tools + agent adapters
+        from toollearn.models import AGENT_ENGINE
+
+        label = AGENT_ENGINE
+        agent_engine = load_engines({label: label}, args.threads, **llama_flags(args))[label]
+    print(f"\nYour own tools ({label}; the general call format, constrained, calls executed, "
+          "results fed back):")  # fmt: skip
+    user_tools_demo(agent_engine)
     if not args.no_apps:
         apps_demo(args, engines)
     print(

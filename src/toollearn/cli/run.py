@@ -37,7 +37,7 @@ def register(subparsers: Any) -> None:
     )
     p.add_argument("query")
     p.add_argument("--agent", choices=AGENT_NAMES, default="tool-calls")
-    add_engine_args(p)
+    add_engine_args(p, default="auto")  # auto: `default_engine`
     add_sampling_args(p)
     add_role_args(p)
     src = p.add_mutually_exclusive_group()
@@ -99,9 +99,21 @@ def build_env(args: argparse.Namespace) -> Any:
     return demo_env(timeout=args.timeout)
 
 
+def default_engine(agent: str) -> str:
+    """The engine of `--engine auto` (the default): the tools and agent adapters for the
+    tool-calls agent, which feeds results back turn after turn; the tools adapter for the
+    others, which were measured with it."""
+    from toollearn.models import AGENT_ENGINE, DEFAULT_ENGINE
+
+    return AGENT_ENGINE if agent == "tool-calls" else DEFAULT_ENGINE
+
+
 def build_agent(args: argparse.Namespace, env: Any) -> Any:
     """The agent named by --agent over engines loaded from the specs."""
     from toollearn import agents
+
+    if args.engine == "auto":
+        args.engine = default_engine(args.agent)
 
     def engine() -> Any:
         return load_engine_spec(args.engine, args.threads, **llama_flags(args))

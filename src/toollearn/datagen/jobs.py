@@ -83,12 +83,13 @@ def write_job(out: str | Path, gen: Generated, ex: Exclusions, tokens: bool = Tr
 
 
 def run_umi(tools: list[Tool], n: int, test_steps: int, seed: int, ex: Exclusions,
-            out: str | Path, plan_style: str = "plain",
-            formats: Sequence[str] | None = None) -> Generated:  # fmt: skip
+            out: str | Path, plan_style: str = "plain", formats: Sequence[str] | None = None,
+            exclude: str | Path | None = None) -> Generated:  # fmt: skip
     """Train trajectories (never a held-out tool) and a held-out test set of at least
     `test_steps` planner steps from the held-out sub-fields' tools; both written as files,
     both with the planner rationales of `plan_style` (datagen.umi.PLAN_STYLES). The samples:
-    the training trajectories in `formats` (default: the four alpha-UMi role formats)."""
+    the training trajectories in `formats` (default: the four alpha-UMi role formats).
+    `exclude`: a trajectory file (a dev set) whose queries' trajectories are left out."""
     from toollearn.data.trajectories import write_trajectories
     from toollearn.datagen.umi import (
         ROLE_FORMATS,
@@ -102,6 +103,19 @@ def run_umi(tools: list[Tool], n: int, test_steps: int, seed: int, ex: Exclusion
         raise DataError(f"sample formats {formats}: some of {', '.join(SAMPLE_FORMATS)}")
 
     train, gen = generate_trajectories(tools, n, seed=seed, exclusions=ex, plan_style=plan_style)
+    if exclude is not None:
+        import hashlib
+
+        from toollearn.data.trajectories import read_trajectories
+
+        held_out = {t.instruction.strip() for t in read_trajectories(exclude)}
+        kept = [t for t in train if t.instruction.strip() not in held_out]
+        gen.config.update(
+            excluded_from=str(exclude),
+            excluded_trajectories=len(train) - len(kept),
+            excluded_sha256=hashlib.sha256(Path(exclude).read_bytes()).hexdigest(),
+        )
+        train = kept
     held = [t for t in tools if t.category in ex.held_out_subfields]
     test: list[Any] = []
     if test_steps and held:

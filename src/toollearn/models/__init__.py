@@ -1,4 +1,5 @@
-"""The tuned adapter that ships with toollearn, and the engine names `base` and `tuned`.
+"""The tuned adapters that ship with toollearn, and the engine names `base`, `tuned`,
+`tuned-apps` and `tuned-agent`.
 
 `tools-135m.gguf` is a LoRA adapter (GGUF, f16) for the embedded SmolLM2-135M-Instruct,
 trained by `toollearn train --config recipes/tools-135m-v3.yaml` on a 2-core CPU; `train.json`
@@ -12,6 +13,12 @@ name runtime adapters after `@`. `llama@<TUNED_ADAPTER>` applies the same adapte
 `tuned-apps` merges it instead, and it is the default of the app benchmarks (`toollearn eval
 home-search|trip-booking|apps-table`), where the single tools adapter writes few programs
 that run.
+`agent-135m.gguf` is a third adapter, trained on top of tools-135m for the general agent that
+`toollearn run` starts (`toollearn train --config recipes/tools-135m-agent-r4.yaml`;
+`agent-135m.train.json`) on the alpha-UMi training trajectories in the general call format,
+each trajectory one row with the loss on every model turn, so that the agent chains calls on
+the results and then replies instead of calling again. The engine spec `tuned-agent` stacks
+it on tools-135m, merged; it is `toollearn run`'s default for its default agent (tool-calls).
 `deer-gates.json` holds the gate that makes DEER's Call/NoCall decision by default
 (`DecisionAgent.gated`: the query's similarity to the pool under the embedded MiniLM with the
 LoRA adapter `deer-call-gate/`, trained on DEER's training branches for ranking and for the
@@ -35,13 +42,16 @@ DEFAULT_ENGINE = "tuned"
 APPS_ADAPTER = HERE / "apps-135m.gguf"
 APPS_INFO = HERE / "apps-135m.train.json"
 APPS_ENGINE = "tuned-apps"
+AGENT_ADAPTER = HERE / "agent-135m.gguf"
+AGENT_INFO = HERE / "agent-135m.train.json"
+AGENT_ENGINE = "tuned-agent"
 DEER_GATES = HERE / "deer-gates.json"
 
 
-def tuned_adapter(apps: bool = False) -> Path:
-    """A shipped adapter's path (the tools adapter, or the apps one), or a clear error when
-    this copy of toollearn lacks it."""
-    path = APPS_ADAPTER if apps else TUNED_ADAPTER
+def tuned_adapter(kind: str = "tools") -> Path:
+    """A shipped adapter's path (kind: tools, apps or agent), or a clear error when this copy
+    of toollearn lacks it."""
+    path = {"tools": TUNED_ADAPTER, "apps": APPS_ADAPTER, "agent": AGENT_ADAPTER}[kind]
     if not path.is_file():
         raise EngineError(
             f"the tuned adapter {path} is missing from this installation; use the "
@@ -56,14 +66,16 @@ def tuned_stack(adapters: str = "") -> list[Path]:
     return [Path(p) for p in adapters.split("+") if p] or [tuned_adapter()]
 
 
-def tuned_info(apps: bool = False) -> dict[str, Any]:
-    """A shipped adapter's training record (`train.json` of its run)."""
-    path = APPS_INFO if apps else TUNED_INFO
+def tuned_info(kind: str = "tools") -> dict[str, Any]:
+    """A shipped adapter's training record (`train.json` of its run; kind: tools, apps or
+    agent)."""
+    path = {"tools": TUNED_INFO, "apps": APPS_INFO, "agent": AGENT_INFO}[kind]
     return json.loads(path.read_text()) if path.is_file() else {}
 
 
 def resolve_alias(spec: str) -> str:
-    """'base[@A]' -> 'llama[@A]', 'tuned-apps[@A]' -> 'tuned:<apps adapter>[@A]'; other specs
+    """'base[@A]' -> 'llama[@A]', 'tuned-apps[@A]' -> 'tuned:<apps adapter>[@A]',
+    'tuned-agent[@A]' -> 'tuned:<tools adapter>+<agent adapter>[@A]'; other specs
     (`tuned[@A]` included) unchanged. 'tuned' stays a kind of its own: the engine merges the
     shipped adapter into the weights (checked here, so a missing adapter fails before anything
     loads)."""
@@ -71,7 +83,9 @@ def resolve_alias(spec: str) -> str:
     if name == "base":
         return "llama" + sep + extra
     if name == APPS_ENGINE:
-        return f"tuned:{tuned_adapter(apps=True)}" + sep + extra
+        return f"tuned:{tuned_adapter('apps')}" + sep + extra
+    if name == AGENT_ENGINE:
+        return f"tuned:{tuned_adapter()}+{tuned_adapter('agent')}" + sep + extra
     if name == "tuned":
         tuned_adapter()
     return spec

@@ -32,7 +32,9 @@ class TrainConfig:
     alpha-UMi's roles instead of one adapter (training.glpft; each stage gets these fields,
     `max_minutes` included, with the paper's epochs and learning rate; `stage_samples` gives a
     stage its own `samples`, and `stages` trains only those stages in this call, so separate
-    processes can train a mode's stages side by side).
+    processes can train a mode's stages side by side). `merge_turns` trains each multi-turn
+    conversation (samples whose prompts continue each other) as one row with the loss on all
+    its model turns (`training.data`); `samples` and `eval_samples` then count conversations.
     """
 
     output_dir: str = "runs/train"
@@ -68,6 +70,7 @@ class TrainConfig:
     logging_steps: int = 5
     resume: bool = False
     loss_on: str = "spans"  # spans (the model-written parts) | target (the whole turn)
+    merge_turns: bool = False  # a conversation's turns as one row (`samples` counts them)
     glpft: str | None = None  # alpha-UMi mode, one of GLPFT_MODES; None: one adapter
     stage_samples: dict[str, int] = field(default_factory=dict)  # GLPFT: a stage's own `samples`
     stages: tuple[str, ...] = ()  # GLPFT: train only these stages in this call (() = all)

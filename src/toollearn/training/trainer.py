@@ -120,7 +120,7 @@ def train(config: TrainConfig, callbacks: Sequence[Any] = ()) -> Path:
     from toollearn.training.data import SampleEncoder, load_mixture
 
     mix = load_mixture(config.datasets, config.samples, config.eval_samples, config.seed,
-                       config.kinds)  # fmt: skip
+                       config.kinds, config.merge_turns)  # fmt: skip
     encoder = SampleEncoder(tok, ChatTemplate.from_tokenizer(tok), config.max_length,
                             config.loss_on)  # fmt: skip
     rows, eval_rows = encoder.encode_all(mix.train), encoder.encode_all(mix.eval)
@@ -152,7 +152,7 @@ def train(config: TrainConfig, callbacks: Sequence[Any] = ()) -> Path:
         "config": config.to_dict(),
         "datasets": mix.sources,
         "samples": {"train": len(rows), "eval": len(eval_rows), "dropped": dict(encoder.dropped),
-                    "mean_tokens": round(mean_tokens, 1),
+                    "mean_tokens": round(mean_tokens, 1), **merged_record(encoder),
                     "end_of_turn": tok.convert_ids_to_tokens(encoder.end_id)},
         "steps": trainer.state.global_step,
         "tokens_seen": int(trainer.state.num_input_tokens_seen),
@@ -204,6 +204,11 @@ def build_trainer(
     )
     trainer.remove_callback(PrinterCallback)  # ProgressLog prints one line per log instead
     return trainer
+
+
+def merged_record(encoder: Any) -> dict[str, Any]:
+    """What merge_turns made of the conversations (nothing without it)."""
+    return {"merge_turns": dict(encoder.merged)} if encoder.merged else {}
 
 
 def _last(history: list[dict[str, Any]], key: str) -> float | None:
