@@ -264,7 +264,7 @@ def user_tools_demo(engine: Any) -> None:
     from toollearn.agents.show import format_trace
     from toollearn.envs.demo import demo_env
 
-    agent = ToolCallsAgent.gated(engine, demo_env(), max_steps=3)
+    agent = ToolCallsAgent.gated(engine, demo_env(), max_steps=6)  # as `toollearn run`
     for query in USER_TOOL_QUERIES:
         print(format_trace(agent.run(query)), end="\n\n")
 

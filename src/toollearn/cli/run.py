@@ -33,7 +33,8 @@ def register(subparsers: Any) -> None:
         "tool file whose tools are simulated from their declared responses (--tools). Agents: "
         "tool-calls (default: the general JSON call format, several calls per turn, results "
         "fed back, free to decline), multi-role (alpha-UMi), react, deer, multi-call "
-        "(Seal-Tools).",
+        "(Seal-Tools). The default engine (auto) is tuned-agent for tool-calls (the shipped "
+        "tools and agent adapters) and tuned for the others.",
     )
     p.add_argument("query")
     p.add_argument("--agent", choices=AGENT_NAMES, default="tool-calls")

@@ -206,6 +206,7 @@ class SampleEncoder:
         return self.kept(self.row(sample))
 
     def row(self, sample: TrainingSample) -> dict[str, list[int]]:
+        """The sample's ids and labels, whatever their length."""
         input_ids = self.ids(self.template.render(list(sample.messages)))
         labels = [IGNORE] * len(input_ids)
         pieces = self.pieces(sample)
@@ -218,6 +219,7 @@ class SampleEncoder:
         return {"input_ids": input_ids, "labels": labels}
 
     def kept(self, row: dict[str, list[int]]) -> dict[str, list[int]] | None:
+        """The row, or None (counted in `dropped`) when it is too long or carries no loss."""
         if len(row["input_ids"]) > self.max_length:
             self.dropped["longer than max_length"] += 1
             return None
@@ -250,6 +252,7 @@ class SampleEncoder:
         return [e for e in (self.kept(r) for r in [*rows, last]) if e is not None]
 
     def encode_all(self, units: Sequence[Unit]) -> list[dict[str, list[int]]]:
+        """The rows of samples and conversations (`encode_chain`), dropped ones left out."""
         rows = []
         for unit in units:
             if isinstance(unit, TrainingSample):
