@@ -5,9 +5,9 @@
 trained by `toollearn train --config recipes/tools-135m-v3.yaml` on a 2-core CPU; `train.json`
 beside it records the data hashes, settings and versions, and NOTICE the data sources. The
 engine spec `tuned` is the embedded model with this adapter merged into its weights (the
-default of every command; `engines.llama_merge`), `base` the plain embedded model; either may
-name runtime adapters after `@`. `llama@<TUNED_ADAPTER>` applies the same adapter at run time
-(same outputs up to rounding, slower decoding).
+default of every command but `toollearn run`'s general agent; `engines.llama_merge`), `base`
+the plain embedded model; either may name runtime adapters after `@`. `llama@<TUNED_ADAPTER>`
+applies the same adapter at run time (same outputs up to rounding, slower decoding).
 `apps-135m.gguf` is a second adapter, trained only on the Home Search and Trip Booking programs
 (`toollearn train --config recipes/apps-135m-v5.yaml`; `apps-135m.train.json`): the engine spec
 `tuned-apps` merges it instead, and it is the default of the app benchmarks (`toollearn eval
