@@ -21,10 +21,10 @@ import platform
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 from _results import RESULTS, write_results
+from _timed_training import timed_train
 
 VARIANTS = {"one row per turn (baseline)": False, "one row per trajectory (merge_turns)": True}
 
@@ -48,29 +48,10 @@ def encoded(data: str, merge: bool) -> dict:
 
 def measure(data: str, merge: bool, threads: int) -> dict:
     """Train every row of `data` once (batch 1) in this process; tokens/s after the first."""
-    from transformers import TrainerCallback
-
-    from toollearn.training import trainer as trainer_mod
-    from toollearn.training.config import load_config
-
-    marks: list[tuple[float, int]] = []
-
-    class Clock(TrainerCallback):
-        def on_step_end(self, args, state, control, **kw):
-            marks.append((time.perf_counter(), int(state.num_input_tokens_seen)))
-
-    with tempfile.TemporaryDirectory() as out:
-        config = load_config(None, output_dir=out, datasets={data: 1.0}, eval_samples=0,
-                             batch_size=1, grad_accum=1, lora_r=4, lora_alpha=8,
-                             threads=threads, merge_turns=merge, save_steps=10_000,
-                             eval_steps=10_000, logging_steps=10_000,
-                             warmup_ratio=0.0)  # fmt: skip
-        run = trainer_mod.train(config, callbacks=[Clock()])
-        info = json.loads((run / "train.json").read_text())
-    (t1, n1), (t2, n2) = marks[0], marks[-1]
-    return {"precision": info["precision"], "train_rows": info["samples"]["train"],
-            "timed_steps": len(marks) - 1, "timed_tokens": n2 - n1,
-            "tokens_per_s": round((n2 - n1) / (t2 - t1), 1),
+    timed = timed_train(data, batch_size=1, grad_accum=1, lora_r=4, lora_alpha=8,
+                        threads=threads, merge_turns=merge)  # fmt: skip
+    info = timed.pop("info")
+    return {"precision": info["precision"], "train_rows": info["samples"]["train"], **timed,
             "all_tokens": info["tokens_seen"]}  # fmt: skip
 
 

@@ -25,10 +25,10 @@ import resource
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 from _results import RESULTS, write_results
+from _timed_training import timed_train
 
 VARIANTS = {  # name: (TrainConfig overrides, force bf16 autocast)
     "TRL defaults: LoRA, fp32, gradient checkpointing": (
@@ -42,35 +42,20 @@ VARIANTS = {  # name: (TrainConfig overrides, force bf16 autocast)
 
 def measure(name: str, data: str, steps: int, batch_size: int, threads: int) -> dict:
     """Train `steps` + 1 steps of one variant in this process; tokens/s after the first."""
-    from transformers import TrainerCallback
-
     from toollearn.training import trainer as trainer_mod
-    from toollearn.training.config import load_config
 
     overrides, force_bf16 = VARIANTS[name]
     if force_bf16:
         trainer_mod.cpu_has_bf16 = lambda: True  # measure autocast even where it is emulated
-    marks: list[tuple[float, int]] = []
-
-    class Clock(TrainerCallback):
-        def on_step_end(self, args, state, control, **kw):
-            marks.append((time.perf_counter(), int(state.num_input_tokens_seen)))
-
-    with tempfile.TemporaryDirectory() as out:
-        config = load_config(None, output_dir=out, datasets={data: 1.0}, eval_samples=0,
-                             samples=(steps + 1) * batch_size, batch_size=batch_size,
-                             threads=threads, save_steps=10_000, eval_steps=10_000,
-                             logging_steps=10_000, warmup_ratio=0.0, **overrides)  # fmt: skip
-        run = trainer_mod.train(config, callbacks=[Clock()])
-        info = json.loads((run / "train.json").read_text())
-    (t1, n1), (t2, n2) = marks[0], marks[-1]
+    timed = timed_train(data, samples=(steps + 1) * batch_size, batch_size=batch_size,
+                        threads=threads, **overrides)  # fmt: skip
     return {
         "variant": name,
-        "precision": info["precision"],
-        "tokens_per_s": round((n2 - n1) / (t2 - t1), 1),
-        "timed_steps": len(marks) - 1,
-        "timed_tokens": n2 - n1,
-        "mean_tokens_per_sample": info["samples"]["mean_tokens"],
+        "precision": timed["info"]["precision"],
+        "tokens_per_s": timed["tokens_per_s"],
+        "timed_steps": timed["timed_steps"],
+        "timed_tokens": timed["timed_tokens"],
+        "mean_tokens_per_sample": timed["info"]["samples"]["mean_tokens"],
         "peak_rss_gib": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20, 2),
     }
 
