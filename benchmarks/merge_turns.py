@@ -100,14 +100,19 @@ def table(rows: list[dict], args: argparse.Namespace) -> str:
     return "\n".join(lines) + "\n"
 
 
-def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def trajectory_args(description: str) -> argparse.ArgumentParser:
+    """The flags of a benchmark that trains some trajectories each way (also compact_head.py)."""
+    ap = argparse.ArgumentParser(description=description)
     ap.add_argument("--data", default=None, help="a umi-tool-calls dataset folder")
     ap.add_argument("--trajectories", type=int, default=6, help="trajectories trained each way")
     ap.add_argument("--threads", type=int, default=len(os.sched_getaffinity(0)))
     ap.add_argument("--out", default=str(RESULTS))
     ap.add_argument("--one", default=None, help=argparse.SUPPRESS)  # a subprocess's variant
-    args = ap.parse_args()
+    return ap
+
+
+def main() -> int:
+    args = trajectory_args(__doc__.splitlines()[0]).parse_args()
     data = args.data or default_data()
     if args.one:
         print(json.dumps(measure(data, VARIANTS[args.one], args.threads)))

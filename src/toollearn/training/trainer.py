@@ -5,8 +5,8 @@ The run directory gets `adapter/` (or `model/`), `checkpoints/` (every `save_ste
 restored by the Trainer, a later epoch's order by `epoch_order.EpochOrder`), `log.jsonl`
 (loss, validation loss, tokens/s), `loss.png` and `train.json` (config, data hashes,
 versions, git hash, tokens seen, wall time, dropped samples). On a CPU: bf16 autocast where
-the processor has bf16 instructions, no gradient checkpointing, one thread per core; on a GPU
-the same config with `device: cuda`.
+the processor has bf16 instructions, no gradient checkpointing, one thread per core, the LM
+head only at labelled positions (`compact_head`); on a GPU the same config with `device: cuda`.
 """
 
 from __future__ import annotations
@@ -138,12 +138,14 @@ def train(config: TrainConfig, callbacks: Sequence[Any] = ()) -> Path:
         callbacks = [*callbacks, budget]
     from transformers.trainer_utils import get_last_checkpoint
 
+    from toollearn.training.compact_head import compact_cpu_scoring
     from toollearn.training.epoch_order import EpochOrder
 
     checkpoint = get_last_checkpoint(str(run / "checkpoints")) if resume else None
     callbacks = [*callbacks, EpochOrder(checkpoint)]
     trainer = build_trainer(config, model, tok, rows, eval_rows, run, steps, callbacks)
-    trainer.train(resume_from_checkpoint=checkpoint)
+    with compact_cpu_scoring() as compact:  # the LM head only where there is a label
+        trainer.train(resume_from_checkpoint=checkpoint)
     final = run / ("adapter" if config.method == "lora" else "model")
     trainer.model.save_pretrained(final)
     tok.save_pretrained(final)
@@ -162,6 +164,8 @@ def train(config: TrainConfig, callbacks: Sequence[Any] = ()) -> Path:
         "planned_steps": steps,
         "stopped_by_time_budget": bool(budget and budget.stopped),
         "precision": "bf16 autocast" if trainer.args.bf16 else "fp32",
+        "lm_head_scored": ("labelled positions" if compact(trainer.args.device)
+                           else "every position"),  # training.compact_head
         "final_loss": _last(history, "loss"),
         "final_eval_loss": _last(history, "eval_loss"),
         **provenance(config),
