@@ -22,6 +22,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from toollearn.agents.oracle import _resolve  # the oracle's "$k" / "$k.field" references
 from toollearn.core.types import ToolCall
 from toollearn.envs.demo import DEMO_TASKS, demo_env
 
@@ -45,14 +46,6 @@ def reference(task: Any) -> tuple[list[tuple[str, dict]], list[str]]:
         value = outputs[int(head)]
         values.append(str(value[key.rstrip("]")] if key else value))
     return calls, values
-
-
-def _resolve(value: Any, outputs: list[Any]) -> Any:
-    if isinstance(value, str) and value.startswith("$"):
-        index, _, key = value[1:].partition(".")
-        out = outputs[int(index)]
-        return out[key] if key else out
-    return value
 
 
 def states(reply: str, value: str) -> bool:
