@@ -320,6 +320,46 @@ def test_umi_counted_plans_number_the_same_steps(shared_data):
         generate_trajectories(tools, 1, plan_style="numbered")
 
 
+def test_umi_varied_candidates_show_give_ups_as_many_tools_as_the_rest(shared_data):
+    from collections import Counter
+
+    from toollearn.data.seal_tools import load_tools
+    from toollearn.datagen.leakage import seal_exclusions
+    from toollearn.datagen.umi import generate_trajectories
+
+    tools, ex = load_tools(shared_data), seal_exclusions(shared_data)
+    fixed, _ = generate_trajectories(tools, 120, seed=4, exclusions=ex, p_give_up=0.3)
+    varied, gen = generate_trajectories(tools, 120, seed=4, exclusions=ex, p_give_up=0.3,
+                                        candidates="varied")  # fmt: skip
+    assert gen.config["candidates"] == "2-8"
+    # the same instances; only the tools shown (and so which tasks give up) differ
+    assert {t.instruction for t in fixed} == {t.instruction for t in varied}
+
+    def shown(trajs):
+        counts: dict[bool, Counter] = {True: Counter(), False: Counter()}
+        for t in trajs:
+            counts[t.conversations[-1].content.endswith("Next: give up.")][len(t.tools)] += 1
+        return counts
+
+    first_call = {t.instruction: next(m.content for m in t.conversations if m.role == "caller")
+                  for t in fixed if any(m.role == "caller" for m in t.conversations)}  # fmt: skip
+    checked = 0
+    for t in varied:  # a give-up never shows the tool its first step needs
+        if t.conversations[-1].content.endswith("Next: give up.") and t.instruction in first_call:
+            needed = first_call[t.instruction].split("\n")[0].removeprefix("Action: ").strip()
+            assert needed not in {tool.name for tool in t.tools}
+            checked += 1
+    assert checked >= 5
+    before, after = shown(fixed), shown(varied)
+    assert set(before[True]) == {4} and set(before[False]) == {5}  # the cue "fixed" leaves
+    assert after[True].total() >= 15 and len(after[True]) >= 4
+    assert set(after[True]) | set(after[False]) <= set(range(2, 9))
+    mean = {k: sum(n * c for n, c in v.items()) / v.total() for k, v in after.items()}
+    assert abs(mean[True] - mean[False]) < 1.0
+    with pytest.raises(ValueError, match="candidates"):
+        generate_trajectories(tools, 1, candidates="many")
+
+
 def test_compact_mixture_samples_are_what_a_compact_agent_sends():
     gen = generate_mixture(read_tools(HOME, "auto"), 40, seed=5, docs="compact")
     assert gen.config["docs"] == "compact"

@@ -132,6 +132,10 @@ def _extra(kind: str, p: argparse.ArgumentParser) -> None:
         p.add_argument("--plan-style", choices=("plain", "counted"), default="plain",
                        help="planner rationales: plain (alpha-UMi's) or counted ('Step 2 of "
                        "3: ...', 'All 3 steps are done; ...'), train and test alike")  # fmt: skip
+        p.add_argument("--candidates", choices=("fixed", "varied"), default="fixed",
+                       help="tools a training task shows: fixed (5: the gold tools and "
+                       "retrieved distractors; a give-up drops its missing tool, so 4) or "
+                       "varied (2-8 on every task, give-ups too); test set: fixed")  # fmt: skip
         p.add_argument("--formats", default=None,
                        help="sample formats written, comma-separated: umi-planner, "
                        "umi-caller, umi-summarizer, umi-single (the default: all four), "
@@ -320,7 +324,8 @@ def _generate(args: argparse.Namespace, root: str | None, ex: Any) -> Any:
     if args.kind == "umi":
         formats = [f.strip() for f in args.formats.split(",")] if args.formats else None
         return jobs.run_umi(tools, args.n, args.test_steps, args.seed, ex, args.out,
-                            args.plan_style, formats, args.exclude_trajectories)  # fmt: skip
+                            args.plan_style, formats, args.exclude_trajectories,
+                            args.candidates)  # fmt: skip
     return _generate_other(args, root, ex)
 
 

@@ -84,12 +84,14 @@ def write_job(out: str | Path, gen: Generated, ex: Exclusions, tokens: bool = Tr
 
 def run_umi(tools: list[Tool], n: int, test_steps: int, seed: int, ex: Exclusions,
             out: str | Path, plan_style: str = "plain", formats: Sequence[str] | None = None,
-            exclude: str | Path | None = None) -> Generated:  # fmt: skip
+            exclude: str | Path | None = None, candidates: str = "fixed") -> Generated:  # fmt: skip
     """Train trajectories (never a held-out tool) and a held-out test set of at least
     `test_steps` planner steps from the held-out sub-fields' tools; both written as files,
     both with the planner rationales of `plan_style` (datagen.umi.PLAN_STYLES). The samples:
     the training trajectories in `formats` (default: the four alpha-UMi role formats).
-    `exclude`: a trajectory file (a dev set) whose queries' trajectories are left out."""
+    `exclude`: a trajectory file (a dev set) whose queries' trajectories are left out.
+    `candidates` (datagen.umi.CANDIDATE_MODES) shapes the training trajectories only: the
+    held-out test set stays the benchmark's."""
     from toollearn.data.trajectories import write_trajectories
     from toollearn.datagen.umi import (
         ROLE_FORMATS,
@@ -102,7 +104,8 @@ def run_umi(tools: list[Tool], n: int, test_steps: int, seed: int, ex: Exclusion
     if formats is not None and (not formats or set(formats) - set(SAMPLE_FORMATS)):
         raise DataError(f"sample formats {formats}: some of {', '.join(SAMPLE_FORMATS)}")
 
-    train, gen = generate_trajectories(tools, n, seed=seed, exclusions=ex, plan_style=plan_style)
+    train, gen = generate_trajectories(tools, n, seed=seed, exclusions=ex, plan_style=plan_style,
+                                       candidates=candidates)  # fmt: skip
     if exclude is not None:
         import hashlib
 

@@ -34,6 +34,11 @@ from toollearn.formats.answers import umi
 ROLE_FORMATS = ("umi-planner", "umi-caller", "umi-summarizer", "umi-single")
 SAMPLE_FORMATS = (*ROLE_FORMATS, "umi-tool-calls")  # + the general call format, turn by turn
 PLAN_STYLES = ("plain", "counted")
+# How many tools a task shows: "fixed" shows the gold tools and retrieved distractors, 5 in
+# all, and a give-up drops the missing one (so every give-up shows 4 tools and every other task
+# 5: a cue a model learns); "varied" draws 2-8 for every task, a give-up's included.
+CANDIDATE_MODES = ("fixed", "varied")
+VARIED_CANDIDATES = (2, 8)
 
 
 @dataclass(frozen=True)
@@ -138,19 +143,24 @@ def record_trajectory(task: PlanTask, shown: Sequence[Tool], seed: int = 0):
 def generate_trajectories(
     tools: Sequence[Tool], n: int, *, seed: int = 0, exclusions: Exclusions | None = None,
     p_give_up: float = 0.1, mix: dict[str, float] | None = None, plan_style: str = "plain",
+    candidates: str = "fixed",
 ) -> tuple[list[Any], Generated]:  # fmt: skip
     """n recorded trajectories over `tools` (instances from datagen.seal), with rejections;
-    `plan_style` is one of PLAN_STYLES."""
+    `plan_style` is one of PLAN_STYLES, `candidates` one of CANDIDATE_MODES."""
     from toollearn.datagen.seal import ToolPool, check_instance, plan_calls
 
     if plan_style not in PLAN_STYLES:
         raise ValueError(f"plan style must be one of {PLAN_STYLES}, not {plan_style!r}")
+    if candidates not in CANDIDATE_MODES:
+        raise ValueError(f"candidates must be one of {CANDIDATE_MODES}, not {candidates!r}")
     pool = ToolPool(tools, exclusions)
     mix = mix or {"single": 0.25, "multi": 0.45, "nested": 0.3}
     out = Generated(config={"generator": "umi", "n": n, "seed": seed, "mix": mix,
                             "p_give_up": p_give_up, "tools": len(pool.tools)})  # fmt: skip
     if plan_style != "plain":  # the plain style's config (and so its data hash) stays as it was
         out.config["plan_style"] = plan_style
+    if candidates != "fixed":  # likewise
+        out.config["candidates"] = "{}-{}".format(*VARIED_CANDIDATES)
     trajectories = []
     for i in range(n):
         rng = random.Random(f"umi:{seed}:{i}")
@@ -164,8 +174,15 @@ def generate_trajectories(
         if check_instance(query, calls, by_name):
             out.reject("instance check failed")
             continue
-        shown = pool.candidates(query, list(by_name), rng)
-        if rng.random() < p_give_up:
+        if candidates == "fixed":  # the draws in their first order, so old datasets reproduce
+            shown = pool.candidates(query, list(by_name), rng)
+            give_up = rng.random() < p_give_up
+        else:
+            give_up = rng.random() < p_give_up
+            k = max(rng.randint(*VARIED_CANDIDATES), len(by_name))
+            # a give-up draws one tool more and drops the missing one below: k shown all the same
+            shown = pool.candidates(query, list(by_name), rng, k + give_up)
+        if give_up:
             missing = pool.by_name[calls[0].name]
             shown = [t for t in shown if t.name != missing.name]
             task = give_up_task(f"umi-{seed}-{i}", query, missing, shown)
