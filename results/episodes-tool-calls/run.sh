@@ -8,7 +8,9 @@
 # their adapter.gguf in runs/train/agent-gpu-<r>-all), or with the CPU-trained rank-4 adapter
 # of recipes/tools-135m-agent-r4.yaml (agent-r4: whole trajectories, the loss on every turn),
 # or with the same recipe on every trajectory (agent-r4-all: recipes/tools-135m-agent-r4-all.yaml,
-# a multi-session run; shipped as agent-135m.gguf, the `tuned-agent` engine).
+# a multi-session run; shipped as agent-135m.gguf, the `tuned-agent` engine), or with it on data
+# whose tasks show 2-8 tools, give-ups alike (agent-r4-varied:
+# recipes/tools-135m-agent-r4-varied.yaml).
 # SPLIT=dev runs the 120 dev trajectories (results/umi-stop-gate/dev-set, out of the GPU runs'
 # data) into dev-NAME instead.
 # Each run: two 1-thread shards side by side (runs/episodes-tool-calls), merged here and
@@ -44,7 +46,7 @@ for name in "${names[@]}"; do
     tuned) episodes tuned tuned ;;
     base) episodes base base ;;
     agent) episodes agent "tuned:src/toollearn/models/tools-135m.gguf+$AGENT" ;;
-    agent-r4 | agent-r4-all)
+    agent-r4 | agent-r4-all | agent-r4-varied)
       episodes "$name" "tuned:src/toollearn/models/tools-135m.gguf+runs/train/tools-135m-$name/adapter.gguf" ;;
     gpu-r16 | gpu-r4)
       episodes "$name" "tuned:src/toollearn/models/tools-135m.gguf+runs/train/agent-${name}-all/adapter.gguf" ;;

@@ -267,6 +267,22 @@ def test_umi_job_writes_the_formats_asked_for(tmp_path, shared_data):
         jobs.run_umi(tools, 8, 5, 0, ex, tmp_path, formats=["umi-react"])
 
 
+def test_umi_job_varies_the_training_candidates_not_the_test_set(tmp_path, shared_data):
+    from toollearn.data.seal_tools import load_tools
+    from toollearn.datagen import jobs
+    from toollearn.datagen.leakage import seal_exclusions
+
+    tools, ex = load_tools(shared_data), seal_exclusions(shared_data)
+    jobs.run_umi(tools, 8, 5, 0, ex, tmp_path / "fixed", formats=["umi-tool-calls"])
+    gen = jobs.run_umi(tools, 8, 5, 0, ex, tmp_path / "varied", formats=["umi-tool-calls"],
+                       candidates="varied")  # fmt: skip
+    assert gen.config["candidates"] == "2-8"
+    test = "trajectories_test.json"
+    assert (tmp_path / "varied" / test).read_bytes() == (tmp_path / "fixed" / test).read_bytes()
+    train = "trajectories_train.json"
+    assert (tmp_path / "varied" / train).read_bytes() != (tmp_path / "fixed" / train).read_bytes()
+
+
 def test_umi_job_leaves_out_the_trajectories_of_a_dev_file(tmp_path, shared_data):
     from toollearn.data.seal_tools import load_tools
     from toollearn.data.trajectories import read_trajectories, write_trajectories
