@@ -351,17 +351,20 @@ def test_umi_varied_candidates_show_give_ups_as_many_tools_as_the_rest(shared_da
     # the same instances; only the tools shown (and so which tasks give up) differ
     assert {t.instruction for t in fixed} == {t.instruction for t in varied}
 
+    def gave_up(t) -> bool:
+        return t.conversations[-1].content.endswith("Next: give up.")
+
     def shown(trajs):
         counts: dict[bool, Counter] = {True: Counter(), False: Counter()}
         for t in trajs:
-            counts[t.conversations[-1].content.endswith("Next: give up.")][len(t.tools)] += 1
+            counts[gave_up(t)][len(t.tools)] += 1
         return counts
 
     first_call = {t.instruction: next(m.content for m in t.conversations if m.role == "caller")
-                  for t in fixed if any(m.role == "caller" for m in t.conversations)}  # fmt: skip
+                  for t in fixed if not gave_up(t)}  # fmt: skip
     checked = 0
     for t in varied:  # a give-up never shows the tool its first step needs
-        if t.conversations[-1].content.endswith("Next: give up.") and t.instruction in first_call:
+        if gave_up(t) and t.instruction in first_call:
             needed = first_call[t.instruction].split("\n")[0].removeprefix("Action: ").strip()
             assert needed not in {tool.name for tool in t.tools}
             checked += 1
