@@ -60,3 +60,19 @@ def test_a_trained_adapter_is_served_on_the_model_it_was_trained_on(tmp_path):
     assert serving_spec("embedded", new) == f"llama@{new}"
     assert serving_spec("tuned", new) == f"tuned:{tuned_adapter()}+{new}"
     assert serving_spec("tuned:/a.gguf+/b.gguf", new) == f"tuned:/a.gguf+/b.gguf+{new}"
+
+
+def test_an_init_adapter_must_be_a_lora_folder_of_the_configs_shape(tmp_path):
+    import json
+
+    with pytest.raises(DataError, match="not a PEFT adapter folder"):
+        load_config(None, init_adapter=str(tmp_path))
+    targets = ["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"]
+    saved = {"r": 4, "lora_alpha": 8, "target_modules": targets[::-1]}
+    (tmp_path / "adapter_config.json").write_text(json.dumps(saved))
+    config = load_config(None, init_adapter=str(tmp_path), lora_r=4, lora_alpha=8)
+    assert config.init_adapter == str(tmp_path)  # the targets in any order
+    with pytest.raises(DataError, match="init_adapter has .*'r': 4.*the config .*'r': 16"):
+        load_config(None, init_adapter=str(tmp_path), lora_r=16, lora_alpha=8)
+    with pytest.raises(DataError, match="method must be lora"):
+        load_config(None, init_adapter=str(tmp_path), lora_r=4, lora_alpha=8, method="full")

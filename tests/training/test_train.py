@@ -161,3 +161,22 @@ def test_a_killed_run_resumes_with_identical_losses(tmp_path, dataset, whole_run
     assert set(got) >= {checkpoint + 1, 9, 10}, got
     assert all(got[s] == want[s] for s in got if s > checkpoint), (want, got)
     assert json.loads((resumed / "train.json").read_text())["resumed"] is True
+
+
+def test_a_run_continues_an_adapter_from_its_weights(trained, tmp_path, dataset):
+    import hashlib
+
+    from safetensors.numpy import load_file
+
+    from toollearn.training.trainer import train
+
+    start = trained / "adapter"
+    run = train(_config(tmp_path, dataset, init_adapter=str(start), learning_rate=1e-3))
+    first, fresh = _losses(run), _losses(trained)
+    assert first[1] < fresh[1] / 4, (first, fresh)  # it starts where the trained run ended
+    record = json.loads((run / "train.json").read_text())["init_adapter"]
+    weights = start / "adapter_model.safetensors"
+    assert record["sha256"] == hashlib.sha256(weights.read_bytes()).hexdigest()
+    before, after = load_file(weights), load_file(run / "adapter" / "adapter_model.safetensors")
+    assert before.keys() == after.keys()  # the same adapter, trained further
+    assert any((before[k] != after[k]).any() for k in before)

@@ -1,5 +1,5 @@
-"""`toollearn datagen seal|mixture|umi|deer|natural|apps|tools`: training data, one command each;
-`datagen apps-dev|umi-dev`: dev sets held out of training.
+"""`toollearn datagen seal|mixture|umi|umi-natural|deer|natural|apps|tools`: training data,
+one command each; `datagen apps-dev|umi-dev`: dev sets held out of training.
 
 Each writes OUT/data.jsonl (TRL-ready: prompt/completion messages plus tools, and the loss
 spans), OUT/stats.json (counts by kind, tokens per sample, rejections by reason) and
@@ -16,6 +16,8 @@ KINDS = {
     "seal": "Seal-Tools instances (single, multi-tool, nested) with 5 candidates each",
     "mixture": "the general tool-calling mixture for any tools (your tool file)",
     "umi": "alpha-UMi trajectories: planner/caller/summarizer/single-LLM samples + a test set",
+    "umi-natural": "alpha-UMi trajectories on ToolDEER's GPT-4 queries (single, multi, "
+    "parallel; give-ups among far tools)",
     "deer": "DEER decision branches (Call/NoCall, 2:1:2 pools) and NoSearch samples",
     "natural": "ToolDEER's GPT-4 queries as single, multi and parallel call samples",
     "apps": "SambaNova alignment data for Home Search and Trip Booking",
@@ -148,6 +150,23 @@ def _extra(kind: str, p: argparse.ArgumentParser) -> None:
             help="leave out the training trajectories whose query is one of this "
             "trajectory file's (a dev set: `datagen umi-dev`'s trajectories_dev.json)",
         )
+    if kind == "umi-natural":
+        p.add_argument(
+            "--give-up",
+            type=float,
+            default=0.1,
+            metavar="SHARE",
+            help="share of give-up tasks (shown tools of other clusters only)",
+        )
+        p.add_argument("--formats", default="umi-tool-calls",
+                       help="sample formats written, comma-separated (as `datagen umi`; "
+                       "default umi-tool-calls)")  # fmt: skip
+        p.add_argument("--mix", default=None, type=kind_mix, metavar="KIND:W,...",
+                       help="weights of the task kinds single, multi, parallel (default "
+                       "single:0.5,multi:0.3,parallel:0.2)")  # fmt: skip
+        p.add_argument("--distractors", choices=("random", "close"), default="random",
+                       help="an answerable task's other tools: random, or close (from the "
+                       "gold tools' clusters first)")  # fmt: skip
     if kind == "deer":
         p.add_argument("--nosearch", type=int, default=1000, help="NoSearch queries")
         p.add_argument("--answer-engine", default="llama",
@@ -170,6 +189,18 @@ def _extra(kind: str, p: argparse.ArgumentParser) -> None:
         p.add_argument("--allshot", type=float, default=0.5,
                        help="share of all-shot samples (several goal/program pairs)")  # fmt: skip
         p.add_argument("--pairs", default="2,4", help="pairs per all-shot sample, MIN,MAX")
+
+
+def kind_mix(text: str) -> dict[str, float]:
+    """{"single": W, ...} from "single:0.6,multi:0.4"."""
+    out = {}
+    for part in text.split(","):
+        kind, _, weight = part.partition(":")
+        try:
+            out[kind.strip()] = float(weight)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not KIND:WEIGHT,...") from None
+    return out
 
 
 def pool_mix(text: str) -> dict[str, float]:
@@ -332,7 +363,7 @@ def _generate(args: argparse.Namespace, root: str | None, ex: Any) -> Any:
 def _generate_other(args: argparse.Namespace, root: str | None, ex: Any) -> Any:
     from toollearn.core.errors import DataError
 
-    if args.kind in ("deer", "natural") and root is None:
+    if args.kind in ("deer", "natural", "umi-natural") and root is None:
         raise DataError(f"datagen {args.kind} reads ToolDEER: give --data-root")
     if args.kind == "deer":
         from toollearn.cli.common import load_engine_spec
@@ -344,6 +375,12 @@ def _generate_other(args: argparse.Namespace, root: str | None, ex: Any) -> Any:
                              answer_engine=engine, answers_cache=args.answers_cache,
                              exclusions=ex, mix=args.pool_mix, general=args.general,
                              answers=bool(answer))  # fmt: skip
+    if args.kind == "umi-natural":
+        from toollearn.datagen import jobs
+
+        formats = [f.strip() for f in args.formats.split(",")]
+        return jobs.run_umi_natural(root, args.n, args.seed, ex, args.out, args.give_up, formats,
+                                    args.mix, args.distractors)  # fmt: skip
     if args.kind == "natural":
         from toollearn.datagen.natural import generate_natural
 

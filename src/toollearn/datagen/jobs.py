@@ -143,6 +143,32 @@ def run_umi(tools: list[Tool], n: int, test_steps: int, seed: int, ex: Exclusion
     return gen
 
 
+def run_umi_natural(root: str | Path, n: int, seed: int, ex: Exclusions, out: str | Path,
+                    p_give_up: float, formats: Sequence[str], mix: dict[str, float] | None = None,
+                    distractors: str = "random") -> Generated:  # fmt: skip
+    """Trajectories on ToolDEER's queries (datagen.umi_natural: `mix` of task kinds,
+    `distractors`), written as OUT/trajectories_train.json, and their samples in `formats`
+    (datagen.umi.SAMPLE_FORMATS)."""
+    from toollearn.data.trajectories import write_trajectories
+    from toollearn.datagen.umi import SAMPLE_FORMATS, role_samples, step_count
+    from toollearn.datagen.umi_natural import generate_natural_trajectories
+
+    if not formats or set(formats) - set(SAMPLE_FORMATS):
+        raise DataError(f"sample formats {list(formats)}: some of {', '.join(SAMPLE_FORMATS)}")
+    if not 0 <= p_give_up <= 1:
+        raise DataError(f"the give-up share must be within 0-1, not {p_give_up}")
+    try:
+        train, gen = generate_natural_trajectories(root, n, seed=seed, exclusions=ex,
+                                                   p_give_up=p_give_up, mix=mix,
+                                                   distractors=distractors)  # fmt: skip
+    except ValueError as exc:
+        raise DataError(str(exc)) from None
+    write_trajectories(train, Path(out) / "trajectories_train.json")
+    gen.samples = role_samples(train, formats)
+    gen.config.update(train_steps=step_count(train), formats=list(formats))
+    return gen
+
+
 def timed(fn: Any, *args: Any, **kw: Any) -> tuple[Any, float]:
     t0 = time.perf_counter()
     result = fn(*args, **kw)

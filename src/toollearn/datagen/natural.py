@@ -247,6 +247,16 @@ def composed_samples(
     return samples
 
 
+def training_examples(
+    root: str | Path, exclusions: Exclusions | None, out: Generated
+) -> tuple[list[Tool], list[ToolExample], list[Tool]]:
+    """ToolDEER's training tools, their usable examples (`datagen.deer`'s filters, rejections
+    counted in `out`) and the tools as samples show them; `exclusions` defaults to DEER's."""
+    exclusions = deer_exclusions(root) if exclusions is None else exclusions
+    tools = training_tools(root, exclusions, out)
+    return tools, usable_examples(tools, exclusions, out), [shown(t) for t in tools]
+
+
 def generate_natural(
     root: str | Path,
     *,
@@ -262,10 +272,7 @@ def generate_natural(
     if unknown:
         raise ValueError(f"unknown formats {sorted(unknown)}; natural queries serve {FORMATS}")
     out = Generated()
-    exclusions = deer_exclusions(root) if exclusions is None else exclusions
-    tools = training_tools(root, exclusions, out)
-    examples = usable_examples(tools, exclusions, out)
-    pool = [shown(t) for t in tools]
+    tools, examples, pool = training_examples(root, exclusions, out)
     decap = Decapitaliser([ex.query for ex in examples])
     out.samples = single_samples(examples, pool, formats, seed)
     for kind, n in (("multi", n_multi), ("parallel", n_parallel)):

@@ -70,7 +70,8 @@ def task_from_calls(
         args = {}
         for key, value in call.arguments.items():
             rid = value.id if isinstance(value, Ref) else value
-            args[key] = f"${owner[rid][0]}.{owner[rid][1]}" if rid in owner else value
+            ref = owner.get(rid) if isinstance(rid, str) else None  # lists are values, not ids
+            args[key] = f"${ref[0]}.{ref[1]}" if ref else value
         thought = _cap(clause(call, tool, rng, producers)) + "."
         if plan_style == "counted":
             thought = f"Step {i + 1} of {len(calls)}: {thought}"
@@ -209,6 +210,8 @@ def role_samples(trajectories: Sequence[Any], formats: Sequence[str] = ROLE_FORM
             for s in to_training_sample(traj, fmt):
                 meta = {**s.metadata, "kind": fmt, "query": traj.instruction,
                         "tools": [t.name for t in traj.tools]}  # fmt: skip
+                if traj.metadata.get("queries"):  # the requests a joined query was made of
+                    meta["queries"] = [traj.instruction, *traj.metadata["queries"]]
                 out.append(replace(s, metadata=meta))
     return out
 

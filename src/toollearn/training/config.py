@@ -28,13 +28,16 @@ class TrainConfig:
     Training stops at `epochs`, at `max_tokens_seen` tokens or after `max_minutes` of
     training (resumed runs count their earlier time), whichever comes first.
     `base_adapter` merges a PEFT adapter folder into the base before training (GLPFT stage 2
-    starts from the stage-1 weights). `glpft` (glpft | direct | joint | single) trains
-    alpha-UMi's roles instead of one adapter (training.glpft; each stage gets these fields,
-    `max_minutes` included, with the paper's epochs and learning rate; `stage_samples` gives a
-    stage its own `samples`, and `stages` trains only those stages in this call, so separate
-    processes can train a mode's stages side by side). `merge_turns` trains each multi-turn
-    conversation (samples whose prompts continue each other) as one row with the loss on all
-    its model turns (`training.data`); `samples` and `eval_samples` then count conversations.
+    starts from the stage-1 weights); `init_adapter` instead trains a LoRA adapter further
+    from its weights (a continued run on new data: its rank and targets must be the config's,
+    so the result still serves as one adapter on the same base). `glpft` (glpft | direct |
+    joint | single) trains alpha-UMi's roles instead of one adapter (training.glpft; each
+    stage gets these fields, `max_minutes` included, with the paper's epochs and learning
+    rate; `stage_samples` gives a stage its own `samples`, and `stages` trains only those
+    stages in this call, so separate processes can train a mode's stages side by side).
+    `merge_turns` trains each multi-turn conversation (samples whose prompts continue each
+    other) as one row with the loss on all its model turns (`training.data`); `samples` and
+    `eval_samples` then count conversations.
     """
 
     output_dir: str = "runs/train"
@@ -50,6 +53,7 @@ class TrainConfig:
     lora_dropout: float = 0.0
     lora_targets: tuple[str, ...] = LORA_TARGETS
     base_adapter: str | None = None
+    init_adapter: str | None = None
     epochs: float = 1.0
     max_tokens_seen: int | None = None
     max_minutes: float | None = None  # wall-clock budget: training stops (and saves) at it
@@ -131,6 +135,8 @@ def load_config(path: str | Path | None = None, **overrides: Any) -> TrainConfig
         raise DataError(f"method must be lora or full, not {config.method!r}")
     if config.loss_on not in ("spans", "target"):
         raise DataError(f"loss_on must be spans or target, not {config.loss_on!r}")
+    if config.init_adapter is not None:
+        check_init_adapter(config)
     if config.glpft is not None and config.glpft not in GLPFT_MODES:
         raise DataError(f"glpft must be glpft, direct, joint or single, not {config.glpft!r}")
     unknown = sorted({*config.stages, *config.stage_samples} - set(GLPFT_STAGES))
@@ -138,3 +144,23 @@ def load_config(path: str | Path | None = None, **overrides: Any) -> TrainConfig
         raise DataError(f"unknown GLPFT stages: {', '.join(unknown)} "
                         f"(stages are {', '.join(GLPFT_STAGES)})")  # fmt: skip
     return config
+
+
+def check_init_adapter(config: TrainConfig) -> None:
+    """An `init_adapter` must be a LoRA folder of the config's rank, alpha and targets."""
+    import json
+
+    if config.method != "lora":
+        raise DataError("init_adapter continues a LoRA adapter: method must be lora")
+    path = Path(config.init_adapter or "") / "adapter_config.json"
+    if not path.is_file():
+        raise DataError("init_adapter: not a PEFT adapter folder (no adapter_config.json)",
+                        str(path.parent))  # fmt: skip
+    saved = json.loads(path.read_text(encoding="utf-8"))
+    mine = {"r": config.lora_r, "lora_alpha": config.lora_alpha,
+            "target_modules": sorted(config.lora_targets)}  # fmt: skip
+    theirs = {"r": saved.get("r"), "lora_alpha": saved.get("lora_alpha"),
+              "target_modules": sorted(saved.get("target_modules") or [])}  # fmt: skip
+    if mine != theirs:
+        raise DataError(f"init_adapter has {theirs}, the config {mine}: make them agree",
+                        str(path.parent))  # fmt: skip

