@@ -53,14 +53,16 @@ P_THREE = 0.25  # joined requests of three parts (else two)
 def draw_parts(
     kind: str, by_tool: Mapping[str, list[ToolExample]], rng: random.Random
 ) -> list[ToolExample]:
-    """The examples one task joins: one (single), 2-3 of different tools (multi) or 2-3 of one
-    tool (parallel; [] when no tool has two)."""
+    """The examples one task joins: one (single), 2-3 of different tools (multi; [] with fewer
+    than two tools) or 2-3 of one tool (parallel; [] when no tool has two)."""
     names = sorted(by_tool)
     if kind == "single":
         return [rng.choice(by_tool[rng.choice(names)])]
     k = 3 if rng.random() < P_THREE else 2
     if kind == "multi":
-        return [rng.choice(by_tool[t]) for t in rng.sample(names, k)]
+        if len(names) < 2:
+            return []
+        return [rng.choice(by_tool[t]) for t in rng.sample(names, min(k, len(names)))]
     several = [t for t in names if len(by_tool[t]) >= 2]
     if not several:
         return []
@@ -134,6 +136,8 @@ def generate_natural_trajectories(
     by_tool: dict[str, list[ToolExample]] = {}
     for ex in examples:
         by_tool.setdefault(ex.tool.name, []).append(ex)
+    if not by_tool:
+        raise ValueError(f"no usable ToolDEER examples under {root} (rejections: {out.rejections})")
     decap = Decapitaliser([ex.query for ex in examples])
     trajectories, seen = [], set()
     for i in range(n):
