@@ -129,6 +129,8 @@ def generate_natural_trajectories(
         raise ValueError(f"distractors must be one of {DISTRACTORS}, not {distractors!r}")
     out = Generated()
     tools, examples, pool = training_examples(root, exclusions, out)
+    if not examples:
+        raise ValueError(f"no usable ToolDEER examples under {root} (rejections: {out.rejections})")
     if clusters is None:
         from toollearn.retrieval.candidates import tool_clusters
 
@@ -136,8 +138,6 @@ def generate_natural_trajectories(
     by_tool: dict[str, list[ToolExample]] = {}
     for ex in examples:
         by_tool.setdefault(ex.tool.name, []).append(ex)
-    if not by_tool:
-        raise ValueError(f"no usable ToolDEER examples under {root} (rejections: {out.rejections})")
     decap = Decapitaliser([ex.query for ex in examples])
     trajectories, seen = [], set()
     for i in range(n):
