@@ -151,13 +151,8 @@ def _extra(kind: str, p: argparse.ArgumentParser) -> None:
             "trajectory file's (a dev set: `datagen umi-dev`'s trajectories_dev.json)",
         )
     if kind == "umi-natural":
-        p.add_argument(
-            "--give-up",
-            type=float,
-            default=0.1,
-            metavar="SHARE",
-            help="share of give-up tasks (shown tools of other clusters only)",
-        )
+        p.add_argument("--give-up", type=float, default=0.1, metavar="SHARE",
+                       help="share of give-up tasks (tools of other clusters only)")  # fmt: skip
         p.add_argument("--formats", default="umi-tool-calls",
                        help="sample formats written, comma-separated (as `datagen umi`; "
                        "default umi-tool-calls)")  # fmt: skip
