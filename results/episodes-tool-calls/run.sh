@@ -13,7 +13,8 @@
 # recipes/tools-135m-agent-r4-varied.yaml), or with agent-r4-all's adapter trained further on
 # episodes over ToolDEER's natural queries (agent-r5-natural:
 # recipes/tools-135m-agent-r5-natural.yaml; agent-r6-close: its data without parallel requests,
-# with close distractors and half replay, recipes/tools-135m-agent-r6-close.yaml).
+# with close distractors and half replay, recipes/tools-135m-agent-r6-close.yaml; agent-r7-close-lr1e4:
+# the same at half the learning rate, recipes/tools-135m-agent-r7-close-lr1e4.yaml).
 # SPLIT=dev runs the 120 dev trajectories (results/umi-stop-gate/dev-set, out of the GPU runs'
 # data) into dev-NAME instead.
 # Each run: two 1-thread shards side by side (runs/episodes-tool-calls), merged here and
@@ -49,7 +50,7 @@ for name in "${names[@]}"; do
     tuned) episodes tuned tuned ;;
     base) episodes base base ;;
     agent) episodes agent "tuned:src/toollearn/models/tools-135m.gguf+$AGENT" ;;
-    agent-r4 | agent-r4-all | agent-r4-varied | agent-r5-natural | agent-r6-close)
+    agent-r4 | agent-r4-all | agent-r4-varied | agent-r5-natural | agent-r6-close | agent-r7-close-lr1e4)
       episodes "$name" "tuned:src/toollearn/models/tools-135m.gguf+runs/train/tools-135m-$name/adapter.gguf" ;;
     gpu-r16 | gpu-r4)
       episodes "$name" "tuned:src/toollearn/models/tools-135m.gguf+runs/train/agent-${name}-all/adapter.gguf" ;;

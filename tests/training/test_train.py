@@ -4,6 +4,7 @@ exported GGUF adapter changes llama.cpp's output, and a killed run resumes with 
 from __future__ import annotations
 
 import json
+import shutil
 
 import pytest
 from transformers import TrainerCallback
@@ -12,6 +13,7 @@ from toollearn.core.samples import TrainingSample
 from toollearn.core.types import Message
 from toollearn.datagen.dataset import write_dataset
 from toollearn.training.config import load_config
+from toollearn.training.export import export_lora_gguf
 
 pytestmark = [pytest.mark.model, pytest.mark.slow]
 
@@ -170,7 +172,13 @@ def test_a_run_continues_an_adapter_from_its_weights(trained, tmp_path, dataset)
 
     from toollearn.training.trainer import train
 
-    start = trained / "adapter"
+    # the adapter as another machine saved it: its config names a base folder not here
+    start = tmp_path / "start"
+    shutil.copytree(trained / "adapter", start)
+    config_file = start / "adapter_config.json"
+    saved = json.loads(config_file.read_text())
+    here = saved["base_model_name_or_path"]
+    config_file.write_text(json.dumps({**saved, "base_model_name_or_path": "/elsewhere/base"}))
     run = train(_config(tmp_path, dataset, init_adapter=str(start), learning_rate=1e-3))
     first, fresh = _losses(run), _losses(trained)
     assert first[1] < fresh[1] / 4, (first, fresh)  # it starts where the trained run ended
@@ -180,3 +188,6 @@ def test_a_run_continues_an_adapter_from_its_weights(trained, tmp_path, dataset)
     before, after = load_file(weights), load_file(run / "adapter" / "adapter_model.safetensors")
     assert before.keys() == after.keys()  # the same adapter, trained further
     assert any((before[k] != after[k]).any() for k in before)
+    config = json.loads((run / "adapter" / "adapter_config.json").read_text())
+    assert config["base_model_name_or_path"] == here  # this machine's base, so it exports
+    assert export_lora_gguf(run / "adapter", tmp_path / "further.gguf").stat().st_size > 0

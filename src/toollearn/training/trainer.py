@@ -188,7 +188,10 @@ def build_trainer(
     if config.init_adapter:  # trained further from its weights (training.config)
         from peft import PeftModel
 
+        base = model.name_or_path
         model = PeftModel.from_pretrained(model, config.init_adapter, is_trainable=True)
+        # the saved config names the base folder it was first trained on, maybe another machine's
+        model.peft_config["default"].base_model_name_or_path = base
     elif config.method == "lora":
         from peft import LoraConfig
 
