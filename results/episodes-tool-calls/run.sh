@@ -16,7 +16,12 @@
 # with close distractors and half replay, recipes/tools-135m-agent-r6-close.yaml; agent-r7-close-lr1e4:
 # the same at half the learning rate, recipes/tools-135m-agent-r7-close-lr1e4.yaml).
 # SPLIT=dev runs the 120 dev trajectories (results/umi-stop-gate/dev-set, out of the GPU runs'
-# data) into dev-NAME instead.
+# data) into dev-NAME instead; SPLIT=fresh runs 200 fresh held-out trajectories
+# (results/datagen/umi-fresh-test: `datagen umi --seed 1`, none of their queries in the test or
+# dev sets) into fresh-NAME, the test that settles r4-all against r6-close.
+# The runs made before the call gate's sure-call threshold (2026-11-29) pass --no-sure-call so
+# they run as they did; NAME-sure-call runs NAME's engine with it (the default now), and
+# NAME-rerun runs NAME again into a new folder (agent-r4-all-rerun: the same run on this machine).
 # Each run: two 1-thread shards side by side (runs/episodes-tool-calls), merged here and
 # scored unsharded; reruns resume.      bash results/episodes-tool-calls/run.sh [NAME...]
 set -euo pipefail
@@ -25,35 +30,40 @@ HERE=results/episodes-tool-calls
 FILE=results/datagen/umi/trajectories_test.json PREFIX=
 if [[ ${SPLIT:-test} == dev ]]; then
   FILE=results/umi-stop-gate/dev-set/trajectories_dev.json PREFIX=dev-
+elif [[ ${SPLIT:-test} == fresh ]]; then
+  FILE=results/datagen/umi-fresh-test/trajectories_test.json PREFIX=fresh-
 fi
 AGENT=runs/train/tools-135m-agent/adapter.gguf
 mkdir -p runs/logs
 
 episodes() {  # $1: name, $2: engine spec; two shards, merged, scored
-  local name=$PREFIX$1 engine=$2 k
+  local name=$PREFIX$1 engine=$2 k sure=(--no-sure-call)
+  [[ $1 == *-sure-call* ]] && sure=()
   for k in 1 2; do
     toollearn eval episodes --agent tool-calls --file "$FILE" --engine "$engine" --threads 1 \
-      --shard "$k/2" --out "runs/episodes-tool-calls/$name-s$k" \
+      "${sure[@]}" --shard "$k/2" --out "runs/episodes-tool-calls/$name-s$k" \
       > "runs/logs/episodes-tool-calls-$name-s$k.log" 2>&1 &
   done
   wait
   toollearn runs merge --out "$HERE/$name" "runs/episodes-tool-calls/$name-s1" \
     "runs/episodes-tool-calls/$name-s2"
   toollearn eval episodes --agent tool-calls --file "$FILE" --engine "$engine" --threads 1 \
-    --out "$HERE/$name"
+    "${sure[@]}" --out "$HERE/$name"
 }
 
 names=("$@")
 [ $# -gt 0 ] || names=(tuned base agent)
 for name in "${names[@]}"; do
-  case $name in
-    tuned) episodes tuned tuned ;;
-    base) episodes base base ;;
-    agent) episodes agent "tuned:src/toollearn/models/tools-135m.gguf+$AGENT" ;;
+  adapter=${name%-rerun}
+  adapter=${adapter%-sure-call}
+  case $adapter in
+    tuned) episodes "$name" tuned ;;
+    base) episodes "$name" base ;;
+    agent) episodes "$name" "tuned:src/toollearn/models/tools-135m.gguf+$AGENT" ;;
     agent-r4 | agent-r4-all | agent-r4-varied | agent-r5-natural | agent-r6-close | agent-r7-close-lr1e4)
-      episodes "$name" "tuned:src/toollearn/models/tools-135m.gguf+runs/train/tools-135m-$name/adapter.gguf" ;;
+      episodes "$name" "tuned:src/toollearn/models/tools-135m.gguf+runs/train/tools-135m-$adapter/adapter.gguf" ;;
     gpu-r16 | gpu-r4)
-      episodes "$name" "tuned:src/toollearn/models/tools-135m.gguf+runs/train/agent-${name}-all/adapter.gguf" ;;
+      episodes "$name" "tuned:src/toollearn/models/tools-135m.gguf+runs/train/agent-${adapter}-all/adapter.gguf" ;;
     *) echo "unknown run $name" >&2; exit 2 ;;
   esac
 done

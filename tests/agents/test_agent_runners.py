@@ -224,12 +224,14 @@ def test_episodes_cli_general_agent_options(tmp_path, capsys):
     assert main(argv) == 0
     config = json.loads((out / "scores.json").read_text())["config"]
     assert config["agent"] == "tool-calls" and config["call_gate"] is False
+    assert "sure_call" not in config  # no gate, no sure call
     assert config["engines"] == {"agent": "scripted"}
     assert "tool-calls: scripted" in capsys.readouterr().out
     with pytest.raises(SystemExit, match="--agent tool-calls runs --engine alone"):
         main([*argv[:-2], "--planner", "scripted", "--out", str(tmp_path / "x")])
-    with pytest.raises(SystemExit, match="--no-gates is for --agent tool-calls"):
-        main(["eval", "episodes", "--engine", "scripted", "--no-gates", "--out", str(tmp_path)])
+    for flag in ("--no-gates", "--no-sure-call"):
+        with pytest.raises(SystemExit, match="--no-gates and --no-sure-call are for --agent"):
+            main(["eval", "episodes", "--engine", "scripted", flag, "--out", str(tmp_path)])
 
 
 def test_episodes_cli_records_engine_failures_and_rescores(tmp_path, capsys):

@@ -53,6 +53,22 @@ def test_call_declines_through_the_shipped_gate_unless_told_not_to(tmp_path, cap
     assert "the call gate" not in capsys.readouterr().err  # the model alone decides
 
 
+def test_call_must_call_where_the_gate_is_sure_a_tool_fits(capsys):
+    from pathlib import Path
+
+    from toollearn.formats.answers.tool_calls import parse
+
+    tools = Path(__file__).resolve().parents[2] / "examples" / "tools.json"
+    argv = ["call", "Book a table for 4 at Chez Marie at 19:30.", "--tools", str(tools),
+            "--threads", "1"]  # fmt: skip
+    assert main(argv) == 0
+    out, err = capsys.readouterr()
+    assert "the call gate is sure a listed tool fits (closest book_table" in err
+    assert parse(out).calls  # the no-call answer was not on offer
+    assert main([*argv, "--no-sure-call"]) == 0
+    assert "the call gate" not in capsys.readouterr().err  # it passed; the model decided
+
+
 def test_call_in_the_seal_tools_format(tmp_path, capsys):
     path = tmp_path / "tools.json"
     path.write_text(json.dumps(TOOLS))

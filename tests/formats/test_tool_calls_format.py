@@ -165,6 +165,40 @@ def test_a_passing_call_gate_leaves_the_model_its_usual_turn():
     assert trace.steps[0].content == "call"
 
 
+def test_a_sure_call_gate_takes_the_no_call_answer_from_the_first_turn_only():
+    from toollearn.agents import ToolCallsAgent
+    from toollearn.decoding.tool_calls import tool_calls_constraint
+    from toollearn.engines import ScriptedEngine
+    from toollearn.envs import Environment
+
+    call = '[{"name": "book", "arguments": {"room": "double"}}]'
+    engine = ScriptedEngine([call, "[]\nBooked."])
+    agent = ToolCallsAgent(engine, Environment.simulated([BOOK]), call_gate=_Gate(-0.7),
+                           call_threshold=0.0, sure_call_threshold=-0.6)  # fmt: skip
+    trace = agent.run("Book a double room.", [BOOK])
+    first, second = (r["constraint"].grammar for r in engine.requests)
+    assert first == tool_calls_constraint([BOOK], allow_no_call=False).grammar
+    assert second == tool_calls_constraint([BOOK]).grammar  # then it may reply
+    assert trace.meta["outcome"] == "answered" and trace.answer == "Booked."
+    step = trace.steps[0]
+    assert step.content == "sure call" and "<= sure-call threshold -0.6" in step.detail
+    assert step.data["sure_call_threshold"] == -0.6 and trace.meta["sure_call_threshold"] == -0.6
+    from toollearn.agents.show import format_trace
+
+    assert "[0] gate/decision: sure call: nocall_margin=-0.7" in format_trace(trace)
+    # above the sure-call threshold the model decides, the no-call answer allowed
+    engine = ScriptedEngine(["[]\nNo."])
+    agent = ToolCallsAgent(engine, execute=False, call_gate=_Gate(-0.5), call_threshold=0.0,
+                           sure_call_threshold=-0.6)  # fmt: skip
+    trace = agent.run("Book a double room.", [BOOK])
+    assert trace.steps[0].content == "call" and trace.meta["outcome"] == "no_call"
+    assert engine.requests[0]["constraint"].grammar == tool_calls_constraint([BOOK]).grammar
+    with pytest.raises(ValueError, match="sure-call threshold"):
+        ToolCallsAgent(engine, call_gate=_Gate(0.0), call_threshold=0.0, sure_call_threshold=0.1)
+    with pytest.raises(ValueError, match="sure-call threshold"):
+        ToolCallsAgent(engine, sure_call_threshold=-0.6)
+
+
 def test_a_gate_declining_for_an_engine_without_constraints_ends_without_a_model_turn():
     from toollearn.agents import ToolCallsAgent
     from toollearn.engines import ScriptedEngine
@@ -193,6 +227,9 @@ def test_the_shipped_call_gate_declines_a_poem_and_passes_a_weather_request():
     assert poem.steps[0].content == "no call" and poem.meta["outcome"] == "no_call"
     assert poem.steps[0].data["max_similarity"] < -agent.call_threshold
     oslo = agent.run("What is the weather in Oslo right now?", [BOOK, weather])
-    assert oslo.steps[0].content == "call" and oslo.steps[0].data["closest_tool"] == "get_weather"
+    gate = oslo.steps[0]
+    sure = gate.data["nocall_margin"] <= agent.sure_call_threshold
+    assert gate.content == ("sure call" if sure else "call")
+    assert gate.data["closest_tool"] == "get_weather"
     assert oslo.calls[0].arguments == {"city": "Oslo"}
     assert "LoRA adapter (sha256" in agent.config()["encoder"]

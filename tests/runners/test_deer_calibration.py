@@ -54,6 +54,16 @@ def test_threshold_accuracy_and_auc():
         cal.best_threshold([])
 
 
+def test_sure_threshold_is_the_highest_margin_with_enough_calls_below():
+    rows = scored((-3, True), (-2, True), (-1.5, False), (-1, True), (-0.5, True), (0, False))
+    assert cal.sure_threshold(rows, 1.0) == -2
+    assert cal.sure_threshold(rows, 0.75) == -0.5  # 4 of 5 at or below -0.5
+    assert cal.sure_threshold(rows, 0.5) == 0  # 4 of 6
+    assert cal.sure_threshold(scored((-1, False), (0, True)), 0.9) is None
+    tied = scored((-1, True), (-1, False), (0, True))
+    assert cal.sure_threshold(tied, 0.6) == 0  # -1 counts both of its cases: 1 of 2
+
+
 def test_scored_cases_read_the_engine_margin():
     from toollearn.engines import ScriptedEngine
 
@@ -395,3 +405,24 @@ def test_gate_stats_find_the_threshold_with_the_most_right_decisions():
     assert best["n"] == 7 and best["P_DC"] == round(100 * 6 / 7, 2)
     assert -0.8 < best["threshold"] < -0.6
     assert gate_stats([], examples)["best_threshold"] is None
+
+
+def test_the_shipped_sure_call_threshold_is_recomputed_from_valid(shared_data):
+    """deer-gates.json's sure-call threshold is results/agent-sure-call/choose.py's choice on
+    the committed valid margins, and that folder's choice.json."""
+    import importlib.util
+    from pathlib import Path
+
+    from toollearn.models import deer_gates
+
+    root = Path(__file__).resolve().parents[2]
+    path = root / "results" / "agent-sure-call" / "choose.py"
+    spec = importlib.util.spec_from_file_location("choose_sure_call", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    module.RUN = root / module.RUN  # the script runs from the repository root
+    choice = module.choose(str(shared_data))
+    committed = json.loads((path.parent / "choice.json").read_text())
+    assert choice["sure_call_threshold"] == committed["sure_call_threshold"]
+    assert choice["sure_call_threshold"] == deer_gates()["call"]["sure_call_threshold"]
+    assert choice["call_queries_at_or_below"] / choice["at_or_below"] >= 0.98

@@ -23,6 +23,8 @@ def format_step(i: int, step: Step, width: int = 160) -> str:
     head = f"[{i}] {step.role}/{step.kind}"
     if step.kind == "decision":
         body = ", ".join(f"{k}={v!r}" for k, v in step.data.items()) or step.content
+        if step.role == "gate" and step.data:  # the call gate's verdict first
+            body = f"{step.content}: {body}"
     elif step.kind == "observation":
         who = step.calls[0].name if step.calls else "?"
         body = f"{who} -> {step.content}"

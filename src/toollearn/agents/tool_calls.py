@@ -9,8 +9,11 @@ listed tools with typed arguments, or the no-call answer.
 With a call gate (`call_gate`, `call_threshold`; `ToolCallsAgent.gated` takes the DEER call
 gate toollearn ships) the agent first decides whether any shown tool fits the query, as DEER
 does: when the gate's NoCall margin exceeds the threshold, the model's first turn may only
-decline (`[]` and a reply; no model turn at all for an engine without constraints). The
-decision is a `gate` step of the trace.
+decline (`[]` and a reply; no model turn at all for an engine without constraints). With a
+sure-call threshold too (`sure_call_threshold`, below the gate's; `gated` takes the shipped
+one, chosen on ToolDEER's valid split), a margin at or below it makes the gate alone decide
+that a tool fits: the first turn must call (constrained engines only). Between the two
+thresholds the model decides. The decision is a `gate` step of the trace.
 """
 
 from __future__ import annotations
@@ -50,10 +53,16 @@ class ToolCallsAgent:
         docs: str = "json",
         call_gate: Any = None,
         call_threshold: float | None = None,
+        sure_call_threshold: float | None = None,
     ):
         if (call_gate is None) != (call_threshold is None):
             raise ValueError("a call gate needs its threshold, and a threshold its gate")
+        if sure_call_threshold is not None and (
+            call_threshold is None or sure_call_threshold > call_threshold
+        ):
+            raise ValueError("a sure-call threshold needs a call gate, at or below its threshold")
         self.call_gate, self.call_threshold = call_gate, call_threshold
+        self.sure_call_threshold = sure_call_threshold
         self.engine, self.env, self.constrained, self.docs = engine, env, constrained, docs
         self.max_steps, self.max_repeats, self.max_tokens = max_steps, max_repeats, max_tokens
         self.chat, self.seed, self.execute = chat, seed, execute
@@ -61,33 +70,47 @@ class ToolCallsAgent:
 
     @classmethod
     def gated(cls, engine: Any, env: Environment | None = None, *, threads: int | None = 1,
-              **options: Any) -> ToolCallsAgent:  # fmt: skip
+              sure_call: bool = True, **options: Any) -> ToolCallsAgent:  # fmt: skip
         """The agent with the DEER call gate toollearn ships (`toollearn.models.deer_gates()`:
-        a MiniLM with a LoRA adapter and its threshold) deciding whether a shown tool fits."""
+        a MiniLM with a LoRA adapter and its threshold) deciding whether a shown tool fits, and
+        (`sure_call`) its sure-call threshold, below which the first turn must call."""
         from toollearn.agents.call_gate import shipped_call_gate
+        from toollearn.models import deer_gates
 
         gate, threshold = shipped_call_gate(engine, threads)
-        return cls(engine, env, call_gate=gate, call_threshold=threshold, **options)
+        sure = deer_gates()["call"].get("sure_call_threshold") if sure_call else None
+        return cls(engine, env, call_gate=gate, call_threshold=threshold,
+                   sure_call_threshold=sure, **options)  # fmt: skip
 
     def config(self) -> dict[str, Any]:
         out = {"agent": self.name, "engine": engine_label(self.engine),
                "constrained": self.constrained, "max_steps": self.max_steps}  # fmt: skip
         if self.call_gate is not None:
             out.update(call_threshold=self.call_threshold, **self.call_gate.describe())
+        if self.sure_call_threshold is not None:
+            out["sure_call_threshold"] = self.sure_call_threshold
         return out if self.docs == "json" else {**out, "docs": self.docs}
 
-    def _gate_declines(self, rec: Any, query: str, shown: Sequence[Tool]) -> bool:
-        """Whether the call gate finds no shown tool that fits (recorded as a `gate` step)."""
+    def _gate(self, rec: Any, query: str, shown: Sequence[Tool]) -> str | None:
+        """The call gate's decision, recorded as a `gate` step: "no call" (no shown tool fits),
+        "sure call" (the margin is at or below the sure-call threshold), "call" (the model
+        decides), or None without a gate."""
         from toollearn.agents.call_gate import gate_declines
 
         if self.call_gate is None or not shown:
-            return False
+            return None
         declines, score = gate_declines(self.call_gate, self.call_threshold, query, shown)
-        detail = (f"NoCall margin {score['nocall_margin']} "
+        margin, sure = score["nocall_margin"], self.sure_call_threshold
+        detail = (f"NoCall margin {margin} "
                   f"{'>' if declines else '<='} threshold {self.call_threshold}")  # fmt: skip
-        rec.add(Step("gate", "decision", "no call" if declines else "call", detail=detail,
-                     data={**score, "threshold": self.call_threshold}))  # fmt: skip
-        return declines
+        decision = "no call" if declines else "call"
+        if not declines and sure is not None and margin <= sure:
+            decision, detail = "sure call", f"{detail}; <= sure-call threshold {sure}"
+        data = {**score, "threshold": self.call_threshold}
+        if sure is not None:
+            data["sure_call_threshold"] = sure
+        rec.add(Step("gate", "decision", decision, detail=detail, data=data))
+        return decision
 
     def run(
         self, query: str, tools: Sequence[Tool] | None = None, *, example_id: str = ""
@@ -98,13 +121,18 @@ class ToolCallsAgent:
             sampling=self.sampling,
         )  # fmt: skip
         constraint = tool_calls_constraint(shown) if self.constrained and shown else None
-        gated = self._gate_declines(rec, query, shown)
-        if gated and not getattr(self.engine, "supports_constraints", False):
+        decision = self._gate(rec, query, shown)
+        if decision == "no call" and not getattr(self.engine, "supports_constraints", False):
             return rec.finish(None, **self.config(), outcome="no_call")
+        first = constraint  # the first turn's: the gate may narrow it
+        if decision == "no call":
+            first = no_call_constraint()
+        elif decision == "sure call" and constraint is not None:
+            first = tool_calls_constraint(shown, allow_no_call=False)
         history: list[Message] = []
         for step in range(self.max_steps):
             messages = tool_calls.render_messages(query, shown, history, self.docs)
-            turn = no_call_constraint() if gated and not step else constraint
+            turn = constraint if step else first
             text = rec.model(self.engine, messages, role="agent", kind="call",
                              max_tokens=self.max_tokens, constraint=turn)  # fmt: skip
             if text is not None and constraint is not None and _cut_off(text):

@@ -64,6 +64,10 @@ def register(subparsers: Any) -> None:
                    "the shipped DEER call gate declines first when no listed tool is close "
                    "enough to the query; docs/results/tuned.md, \"A call gate for any "
                    "tools\")")  # fmt: skip
+    c.add_argument("--no-sure-call", action="store_true",
+                   help="general format: the call gate only declines (default: where it is "
+                   "sure a listed tool fits, at or below its sure-call threshold, the answer "
+                   "must call)")  # fmt: skip
     c.add_argument("--allow-empty", action="store_true",
                    help="seal-tools format: admit [] (no call); the general format always "
                    "may decline")  # fmt: skip
@@ -331,14 +335,13 @@ def run_call(args: argparse.Namespace) -> int:
     if args.no_gate:
         agent = ToolCallsAgent(engine, **options)
     else:
-        agent = ToolCallsAgent.gated(engine, threads=args.threads, **options)
+        agent = ToolCallsAgent.gated(engine, threads=args.threads,
+                                     sure_call=not args.no_sure_call, **options)  # fmt: skip
     trace = agent.run(args.query, tools)
     gate = next((s for s in trace.steps if s.role == "gate"), None)
-    if gate is not None and gate.content == "no call":
-        sim = gate.data.get("max_similarity")
-        why = f"similarity {sim} < {-gate.data['threshold']}" if sim is not None else gate.detail
-        print(f"# the call gate declines: no listed tool is close enough (closest "
-              f"{gate.data.get('closest_tool')}, {why})", file=sys.stderr)  # fmt: skip
+    note = _gate_note(gate) if gate is not None else None
+    if note:
+        print(note, file=sys.stderr)
     model_steps = [s for s in trace.steps if s.prompt is not None]
     if not model_steps or model_steps[-1].error is not None and not model_steps[-1].content:
         detail = trace.errors[-1].detail if trace.errors else "no answer"
@@ -353,6 +356,21 @@ def run_call(args: argparse.Namespace) -> int:
     print("# " + ("; ".join(_calls_text([c]) for c in calls) if calls else "no call"),
           file=sys.stderr)  # fmt: skip
     return 0
+
+
+def _gate_note(gate: Any) -> str | None:
+    """What the call gate decided for `toollearn call`, when it decided alone."""
+    sim, closest = gate.data.get("max_similarity"), gate.data.get("closest_tool")
+    if gate.content == "no call":
+        why = f"similarity {sim} < {-gate.data['threshold']}" if sim is not None else gate.detail
+        return (
+            f"# the call gate declines: no listed tool is close enough (closest {closest}, {why})"
+        )
+    if gate.content == "sure call":
+        sure = gate.data["sure_call_threshold"]
+        why = f"similarity {sim} >= {-sure}" if sim is not None else gate.detail
+        return f"# the call gate is sure a listed tool fits (closest {closest}, {why}): it calls"
+    return None
 
 
 def _postprocess_seal(text: str, args: argparse.Namespace, tools: list, engine: Any) -> str:

@@ -63,6 +63,10 @@ def register(subparsers: Any) -> None:
                    "(default: the shipped gates decide them, the model writes the call, "
                    "and with the tuned model the base model writes answers that need no "
                    "tool)")  # fmt: skip
+    p.add_argument("--no-sure-call", action="store_true",
+                   help="tool-calls: the call gate only declines; the model decides whatever "
+                   "it passes (default: where the gate is sure a shown tool fits, at or below "
+                   "its sure-call threshold, the first turn must call)")  # fmt: skip
     p.add_argument("--search-gate", action="store_true",
                    help="deer: the shipped search classifier (query embedding + length) decides "
                    "Search instead of the model (off by default: it also declines a few tool "
@@ -154,6 +158,7 @@ def build_agent(args: argparse.Namespace, env: Any) -> Any:
         return agents.ToolCallsAgent(engine(), env, constrained=constrained,
                                      max_steps=args.max_steps, **common)  # fmt: skip
     return agents.ToolCallsAgent.gated(engine(), env, threads=args.threads,
+                                       sure_call=not args.no_sure_call,
                                        constrained=constrained, max_steps=args.max_steps,
                                        **common)  # fmt: skip
 

@@ -186,6 +186,23 @@ def best_threshold(scored: Sequence[dict[str, Any]], keys: tuple[str, str] = CAL
     return max(candidates, key=lambda t: (accuracy(scored, t, keys), -abs(t)))
 
 
+def sure_threshold(
+    scored: Sequence[dict[str, Any]], precision: float, keys: tuple[str, str] = CALL_KEYS
+) -> float | None:
+    """The highest margin at or below which at least `precision` of the cases are of the
+    calling kind (Call, Search): a gate that decides alone below it is that often right there.
+    None when no margin reaches it."""
+    margin, label = keys
+    ordered = sorted(scored, key=lambda s: s[margin])
+    best, right = None, 0
+    for i, case in enumerate(ordered, 1):
+        right += bool(case[label])
+        last = i == len(ordered) or ordered[i][margin] != case[margin]
+        if last and right / i >= precision:
+            best = case[margin]
+    return best
+
+
 def roc_auc(scored: Sequence[dict[str, Any]], keys: tuple[str, str] = CALL_KEYS) -> float | None:
     """Probability that a declining case (NoCall, NoSearch) has a larger margin than the
     other kind (ties half)."""

@@ -22,9 +22,10 @@ it on tools-135m, merged; it is `toollearn run`'s default for its default agent 
 `deer-gates.json` holds the gate that makes DEER's Call/NoCall decision by default
 (`DecisionAgent.gated`: the query's similarity to the pool under the embedded MiniLM with the
 LoRA adapter `deer-call-gate/`, trained on DEER's training branches for ranking and for the
-decision, and its threshold, picked on ToolDEER's valid split), and a Search/NoSearch
-classifier (`deer-search-gate.npz`) that is not on by default (measured: it transfers only in
-part to real general queries and declines some tool requests).
+decision, and its threshold, picked on ToolDEER's valid split; also its sure-call threshold,
+below which `toollearn run`'s general agent must call on its first turn, picked there too), and
+a Search/NoSearch classifier (`deer-search-gate.npz`) that is not on by default (measured: it
+transfers only in part to real general queries and declines some tool requests).
 """
 
 from __future__ import annotations

@@ -36,8 +36,8 @@ class EpisodeOptions:
     """How the agent runs (recorded in the run config): grammars on the planner's role choice
     and the caller's action (as `stepwise` decodes; for the general agent, on its call lists),
     the step limit (model turns for the general agent), the tools' seed, the planner's stop
-    gate (agents.stop_gate; None: greedy), which agent, and whether the general agent asks
-    the shipped call gate first."""
+    gate (agents.stop_gate; None: greedy), which agent, whether the general agent asks the
+    shipped call gate first, and whether that gate's sure-call threshold makes it call."""
 
     constrained: bool = True
     max_steps: int = MAX_STEPS
@@ -45,6 +45,7 @@ class EpisodeOptions:
     stop_threshold: float | None = None
     agent: str = "multi-role"
     call_gate: bool = True
+    sure_call: bool = True
 
     def __post_init__(self) -> None:
         if self.agent not in AGENTS:
@@ -71,7 +72,7 @@ def tool_calls_agent(engine: Any, opts: EpisodeOptions) -> Any:
 
     options = {"constrained": opts.constrained, "max_steps": opts.max_steps, "seed": opts.seed}
     if opts.call_gate:
-        return ToolCallsAgent.gated(engine, **options)
+        return ToolCallsAgent.gated(engine, sure_call=opts.sure_call, **options)
     return ToolCallsAgent(engine, **options)
 
 
