@@ -1,6 +1,7 @@
 """Two `eval episodes` runs on the same trajectories, episode by episode: how many each alone
 succeeds in (the scorer's success, episode by episode), and the exact two-sided sign test on
-those discordant episodes; then each run's successes by the task's gold calls (give-ups apart).
+those discordant episodes; how many episodes' model texts differ at all; then each run's
+successes by the task's gold calls (give-ups apart).
 
     python results/episodes-tool-calls/paired.py RUN_A RUN_B
 """
@@ -24,6 +25,10 @@ def records(run: str) -> dict[str, dict]:
     return {r["id"]: r for r in map(json.loads, lines)}
 
 
+def agent_text(record: dict) -> list[str]:
+    return [s["content"] for s in record["trace"]["steps"] if s["role"] == "agent"]
+
+
 def kind(record: dict) -> str:
     gold = record["gold"]
     return "give-up" if gold["give_up"] else f"{len(gold['calls'])} calls"
@@ -43,17 +48,19 @@ def main(run_a: str, run_b: str) -> None:
         sys.exit(f"the runs hold different episodes ({len(a)} and {len(b)})")
     only_a = sum(a[i] and not b[i] for i in a)
     only_b = sum(b[i] and not a[i] for i in a)
-    print(f"| episodes | {Path(run_a).name} succeeds | {Path(run_b).name} succeeds | both | "
-          f"{Path(run_a).name} alone | {Path(run_b).name} alone | sign test p |")  # fmt: skip
-    print("|---:|---:|---:|---:|---:|---:|---:|")
+    name_a, name_b = Path(run_a).name, Path(run_b).name
+    print(f"| episodes | {name_a} succeeds | {name_b} succeeds | both | {name_a} alone | "
+          f"{name_b} alone | sign test p | texts differ |")  # fmt: skip
+    print("|---:|---:|---:|---:|---:|---:|---:|---:|")
     both = sum(a[i] and b[i] for i in a)
+    differ = sum(agent_text(recs_a[i]) != agent_text(recs_b[i]) for i in a)
     print(f"| {len(a)} | {sum(a.values())} | {sum(b.values())} | {both} | {only_a} | {only_b} "
-          f"| {sign_test(only_a, only_b):.3f} |")  # fmt: skip
+          f"| {sign_test(only_a, only_b):.3f} | {differ} |")  # fmt: skip
 
     kinds = sorted({kind(r) for r in recs_a.values()})
     print(f"\n| successes by task | {' | '.join(kinds)} |")
     print("|---|" + "---:|" * len(kinds))
-    for name, recs, ok in ((Path(run_a).name, recs_a, a), (Path(run_b).name, recs_b, b)):
+    for name, recs, ok in ((name_a, recs_a, a), (name_b, recs_b, b)):
         cells = [f"{sum(ok[i] for i, r in recs.items() if kind(r) == k)} of "
                  f"{sum(kind(r) == k for r in recs.values())}" for k in kinds]  # fmt: skip
         print(f"| {name} | {' | '.join(cells)} |")
