@@ -1,10 +1,10 @@
-"""The fresh trajectory test set against the sets it must not repeat: its queries, exact and
-near copies (datagen.leakage.QueryIndex: word trigrams, the leakage reports' 0.7), against the
-held-out test set (results/datagen/umi) and the dev set (results/umi-stop-gate/dev-set); and
-the tools it shows, against the old test's (the same 109 held-out tools) and dev's (training
-tools: none may be shown); and each set's tasks by gold calls (give-ups apart). Exit 1 on any
-repeat.
-    python results/datagen/umi-fresh-test/check.py"""
+"""A fresh trajectory test set against the sets it must not repeat: its queries, exact and near
+copies (datagen.leakage.QueryIndex: word trigrams, the leakage reports' 0.7), against the
+held-out test set (results/datagen/umi), the dev set (results/umi-stop-gate/dev-set) and, for
+a later fresh set, the first one (this folder's); the tools it shows, against the old test's
+(the same 109 held-out tools) and dev's (training tools: none may be shown); and each set's
+tasks by gold calls (give-ups apart). Exit 1 on any repeat.
+    python results/datagen/umi-fresh-test/check.py [FRESH_FILE]"""
 
 from __future__ import annotations
 
@@ -17,9 +17,12 @@ from toollearn.data.trajectories import read_trajectories
 from toollearn.datagen.leakage import QueryIndex
 from toollearn.evaluation.runners.episodes import gold_episode
 
-HERE = Path(__file__).parent
-OLD_TEST = "results/datagen/umi/trajectories_test.json"
-DEV = "results/umi-stop-gate/dev-set/trajectories_dev.json"
+FIRST = Path("results/datagen/umi-fresh-test/trajectories_test.json")  # from the repo root
+OTHERS = {
+    "test": Path("results/datagen/umi/trajectories_test.json"),
+    "dev": Path("results/umi-stop-gate/dev-set/trajectories_dev.json"),
+    "fresh": FIRST,
+}
 
 
 def shown_tools(trajectories) -> set[str]:
@@ -33,31 +36,28 @@ def task_kinds(trajectories) -> dict[str, int]:
     return dict(sorted(kinds.items()))
 
 
-def main() -> int:
-    fresh = read_trajectories(HERE / "trajectories_test.json")
-    report: dict = {"trajectories": len(fresh),
+def main(path: Path) -> int:
+    fresh = read_trajectories(path)
+    others = {k: p for k, p in OTHERS.items() if p.resolve() != path.resolve()}
+    sets = {k: read_trajectories(p) for k, p in others.items()}
+    report: dict = {"file": str(path), "trajectories": len(fresh),
                     "distinct_queries": len({t.instruction.strip() for t in fresh})}  # fmt: skip
-    for name, path in {"test": OLD_TEST, "dev": DEV}.items():
-        other = read_trajectories(path)
+    for name, other in sets.items():
         index = QueryIndex([t.instruction for t in other])
         found = [index.match(t.instruction) for t in fresh]
-        report[name] = {"file": path, "trajectories": len(other),
+        report[name] = {"file": str(others[name]), "trajectories": len(other),
                         "exact": sum(f is not None and f[0] == "exact" for f in found),
                         "near": sum(f is not None and f[0] == "near" for f in found)}  # fmt: skip
     tools = shown_tools(fresh)
     report["tools_shown"] = len(tools)
-    report["tools_shown_also_in_old_test"] = len(tools & shown_tools(read_trajectories(OLD_TEST)))
-    report["tools_shown_also_in_dev"] = len(tools & shown_tools(read_trajectories(DEV)))
-    report["tasks_by_gold_calls"] = {
-        "fresh": task_kinds(fresh),
-        "test": task_kinds(read_trajectories(OLD_TEST)),
-        "dev": task_kinds(read_trajectories(DEV)),
-    }
+    report["tools_shown_also_in_old_test"] = len(tools & shown_tools(sets["test"]))
+    report["tools_shown_also_in_dev"] = len(tools & shown_tools(sets["dev"]))
+    report["tasks_by_gold_calls"] = {"this": task_kinds(fresh)}
+    report["tasks_by_gold_calls"].update({k: task_kinds(v) for k, v in sets.items()})
     print(json.dumps(report, indent=2))
-    repeats = sum(report[k]["exact"] + report[k]["near"] for k in ("test", "dev"))
-    repeats += report["tools_shown_also_in_dev"]
-    return 1 if repeats else 0
+    repeats = sum(report[k]["exact"] + report[k]["near"] for k in sets)
+    return 1 if repeats + report["tools_shown_also_in_dev"] else 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(Path(sys.argv[1]) if len(sys.argv) > 1 else FIRST))
