@@ -242,13 +242,16 @@ def test_the_call_gate_leaves_only_the_no_call_answer_where_no_tool_fits():
     """`toollearn serve --call-gate`: the shipped gate (the real MiniLM + LoRA) before a
     recording engine; tool_choice auto only."""
     from toollearn.agents.call_gate import make_gate
-    from toollearn.decoding.tool_calls import no_call_constraint
+    from toollearn.decoding.tool_calls import no_call_constraint, tool_calls_constraint
+    from toollearn.formats.schemas.openai import tool_from_openai
     from toollearn.models import deer_gates
 
+    tools = [tool_from_openai(t) for t in (WEATHER, TIME)]
     call = deer_gates()["call"]
     engine = RecordingEngine()
     config = ServerConfig(model_id="gated", call_gate=make_gate(call["gate"]),
-                          call_threshold=call["threshold"])  # fmt: skip
+                          call_threshold=call["threshold"],
+                          sure_call_threshold=call["sure_call_threshold"])  # fmt: skip
     with BackgroundServer(engine, config) as s:
         client = openai.OpenAI(base_url=s.url, api_key="none", max_retries=0)
 
@@ -260,9 +263,13 @@ def test_the_call_gate_leaves_only_the_no_call_answer_where_no_tool_fits():
         answer = ask_gated("Write a short poem about the sea.")
         assert answer.choices[0].message.content == "no tool for that"
         assert engine.constraints[-1].grammar == no_call_constraint().grammar
-        ask_gated("What is the weather in Oslo right now?")
-        assert "get_weather" in engine.constraints[-1].grammar  # the tools, as without a gate
+        ask_gated("Is it cold outside?")  # passed, not sure: the model decides, as without a gate
+        assert engine.constraints[-1].grammar == tool_calls_constraint([*tools]).grammar
+        ask_gated("Get the current weather for Oslo.")  # the gate is sure: only call lists
+        sure = tool_calls_constraint([*tools], allow_no_call=False).grammar
+        assert engine.constraints[-1].grammar == sure
         ask_gated("Write a short poem about the sea.", tool_choice="required")
         assert "get_time" in engine.constraints[-1].grammar  # required: the gate is not asked
         with urllib.request.urlopen(s.url.removesuffix("/v1") + "/health") as response:
-            assert json.loads(response.read())["gate_declined"] == 1
+            health = json.loads(response.read())
+            assert health["gate_declined"] == 1 and health["gate_sure"] == 1

@@ -50,7 +50,10 @@ def register(subparsers: Any) -> None:
     p.add_argument("--call-gate", action="store_true",
                    help="tool_choice auto: the shipped DEER call gate first; where no request "
                    "tool is close enough to the user's turn, the model may only answer "
-                   "without calls (default: the model decides)")  # fmt: skip
+                   "without calls, and where it is sure one fits, the answer must call "
+                   "(default: the model decides)")  # fmt: skip
+    p.add_argument("--no-sure-call", action="store_true",
+                   help="with --call-gate: the gate only declines")  # fmt: skip
     p.set_defaults(func=run_serve)
 
 
@@ -92,8 +95,11 @@ def run_serve(args: argparse.Namespace) -> int:
     gate = {}
     if args.call_gate:
         from toollearn.agents.call_gate import shipped_call_gate
+        from toollearn.models import deer_gates
 
         gate = dict(zip(("call_gate", "call_threshold"), shipped_call_gate(engine, args.threads)))
+        if not args.no_sure_call:
+            gate["sure_call_threshold"] = deer_gates()["call"].get("sure_call_threshold")
     config = ServerConfig(model_id=args.model_id or default_model_id(args.model, args.adapter),
                           max_queue=args.max_queue, timeout=args.timeout,
                           max_tokens=args.max_tokens, docs=args.docs, **gate)  # fmt: skip

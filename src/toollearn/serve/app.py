@@ -10,7 +10,9 @@ so the bound is real load). Plain-text answers stream token by token where the e
 grammar has closed it. With a call gate (`toollearn serve --call-gate`: DEER's shipped gate),
 a tool_choice "auto" request whose last turn is the user's is first scored against its tools,
 and where none is close enough the model may only answer without calls (`/health` counts
-them as `gate_declined`); without it the model decides, as OpenAI's "auto" means.
+them as `gate_declined`); where it is sure one fits (at or below its sure-call threshold) the
+answer must call, as with "required" (`gate_sure`); without it the model decides, as OpenAI's
+"auto" means.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, StreamingResponse
 
-from toollearn.decoding.tool_calls import no_call_constraint
+from toollearn.decoding.tool_calls import no_call_constraint, tool_calls_constraint
 from toollearn.serve.chat import ChatJob, RequestError, chat_response, chunk, parse_request
 
 DONE = object()
@@ -46,6 +48,7 @@ class ServerConfig:
     docs: str = "json"  # tool listing style of the prompts: json | compact
     call_gate: Any = None  # with call_threshold: tool_choice auto asks the gate first
     call_threshold: float | None = None
+    sure_call_threshold: float | None = None  # with a gate: at or below it the answer calls
 
 
 class Worker:
@@ -56,21 +59,28 @@ class Worker:
         self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="engine")
         self.pending = 0
         self.lock = threading.Lock()
-        self.served = self.rejected = self.timed_out = self.gate_declined = 0
+        self.served = self.rejected = self.timed_out = self.gate_declined = self.gate_sure = 0
 
     def gated(self, job: ChatJob) -> ChatJob:
         """The job with only the no-call answer left when the call gate finds no request tool
-        close enough to the user's turn (tool_choice auto; `ServerConfig.call_gate`)."""
+        close enough to the user's turn, or only call lists when it is sure one fits (tool_choice
+        auto; `ServerConfig.call_gate`, `sure_call_threshold`)."""
         from toollearn.agents.call_gate import gate_declines
 
         gate, threshold = self.config.call_gate, self.config.call_threshold
         if gate is None or not job.gate_query:
             return job
-        if not gate_declines(gate, threshold, job.gate_query, job.tools)[0]:
-            return job
-        with self.lock:
-            self.gate_declined += 1
-        return replace(job, constraint=no_call_constraint())
+        declines, score = gate_declines(gate, threshold, job.gate_query, job.tools)
+        sure = self.config.sure_call_threshold
+        if declines:
+            with self.lock:
+                self.gate_declined += 1
+            return replace(job, constraint=no_call_constraint())
+        if sure is not None and score["nocall_margin"] <= sure:
+            with self.lock:
+                self.gate_sure += 1
+            return replace(job, constraint=tool_calls_constraint(job.tools, allow_no_call=False))
+        return job
 
     def admit(self) -> None:
         with self.lock:
@@ -152,7 +162,7 @@ def create_app(engine: Any, config: ServerConfig | None = None) -> FastAPI:
     async def health() -> dict[str, Any]:
         return {"status": "ok", "pending": worker.pending, "served": worker.served,
                 "rejected": worker.rejected, "timed_out": worker.timed_out,
-                "gate_declined": worker.gate_declined}  # fmt: skip
+                "gate_declined": worker.gate_declined, "gate_sure": worker.gate_sure}  # fmt: skip
 
     @app.get("/v1/models")
     async def models() -> dict[str, Any]:
