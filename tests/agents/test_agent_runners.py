@@ -112,6 +112,17 @@ def test_run_cli_prints_a_trace(agent, capsys):
     assert main(["run", "x", "--engine", "scripted", "--only", "add,nope"]) == 2
 
 
+def test_run_cli_the_gate_is_sure_unless_told_not_to_be(capsys):
+    """The shipped gate (the real MiniLM) before a scripted engine: sure of the converter."""
+    argv = ["run", "Convert 25 Celsius to Fahrenheit.", "--engine", "scripted",
+            "--only", "convert_temperature,divide", "--json"]  # fmt: skip
+    for extra, verdict in (([], "sure call"), (["--no-sure-call"], "call")):
+        assert main([*argv, *extra]) == 0
+        gate = json.loads(capsys.readouterr().out)["steps"][0]
+        assert (gate["role"], gate["content"]) == ("gate", verdict)
+        assert ("sure_call_threshold" in gate["data"]) == (not extra)
+
+
 def test_run_defaults_to_the_agent_adapter_for_the_general_agent_only():
     from toollearn.cli.run import default_engine
 
