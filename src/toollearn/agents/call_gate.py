@@ -118,6 +118,26 @@ def gate_declines(
     return score["nocall_margin"] > threshold, score
 
 
+def gate_decision(
+    gate: CallGate, threshold: float, sure: float | None, query: str, pool: Sequence[Tool]
+) -> tuple[str, dict]:
+    """("no call" | "sure call" | "call", the gate's score): it declines above `threshold`, is
+    sure a pool tool fits at or below `sure` (None: never), and leaves the choice between."""
+    declines, score = gate_declines(gate, threshold, query, pool)
+    if declines:
+        return "no call", score
+    if sure is not None and score["nocall_margin"] <= sure:
+        return "sure call", score
+    return "call", score
+
+
+def shipped_sure_call_threshold() -> float | None:
+    """The shipped gate's sure-call threshold (deer-gates.json, chosen on ToolDEER valid)."""
+    from toollearn.models import deer_gates
+
+    return deer_gates()["call"].get("sure_call_threshold")
+
+
 def shipped_call_gate(engine: Any = None, threads: int | None = 1) -> tuple[CallGate, float]:
     """The call gate toollearn ships for DEER's Call/NoCall decision and its threshold
     (`toollearn.models.deer_gates()`: the MiniLM with the `deer-call-gate` LoRA adapter)."""

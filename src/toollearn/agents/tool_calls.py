@@ -74,11 +74,10 @@ class ToolCallsAgent:
         """The agent with the DEER call gate toollearn ships (`toollearn.models.deer_gates()`:
         a MiniLM with a LoRA adapter and its threshold) deciding whether a shown tool fits, and
         (`sure_call`) its sure-call threshold, below which the first turn must call."""
-        from toollearn.agents.call_gate import shipped_call_gate
-        from toollearn.models import deer_gates
+        from toollearn.agents.call_gate import shipped_call_gate, shipped_sure_call_threshold
 
         gate, threshold = shipped_call_gate(engine, threads)
-        sure = deer_gates()["call"].get("sure_call_threshold") if sure_call else None
+        sure = shipped_sure_call_threshold() if sure_call else None
         return cls(engine, env, call_gate=gate, call_threshold=threshold,
                    sure_call_threshold=sure, **options)  # fmt: skip
 
@@ -95,17 +94,16 @@ class ToolCallsAgent:
         """The call gate's decision, recorded as a `gate` step: "no call" (no shown tool fits),
         "sure call" (the margin is at or below the sure-call threshold), "call" (the model
         decides), or None without a gate."""
-        from toollearn.agents.call_gate import gate_declines
+        from toollearn.agents.call_gate import gate_decision
 
         if self.call_gate is None or not shown:
             return None
-        declines, score = gate_declines(self.call_gate, self.call_threshold, query, shown)
-        margin, sure = score["nocall_margin"], self.sure_call_threshold
-        detail = (f"NoCall margin {margin} "
-                  f"{'>' if declines else '<='} threshold {self.call_threshold}")  # fmt: skip
-        decision = "no call" if declines else "call"
-        if not declines and sure is not None and margin <= sure:
-            decision, detail = "sure call", f"{detail}; <= sure-call threshold {sure}"
+        sure = self.sure_call_threshold
+        decision, score = gate_decision(self.call_gate, self.call_threshold, sure, query, shown)
+        side = ">" if decision == "no call" else "<="
+        detail = f"NoCall margin {score['nocall_margin']} {side} threshold {self.call_threshold}"
+        if decision == "sure call":
+            detail += f"; <= sure-call threshold {sure}"
         data = {**score, "threshold": self.call_threshold}
         if sure is not None:
             data["sure_call_threshold"] = sure

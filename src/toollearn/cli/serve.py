@@ -94,12 +94,11 @@ def run_serve(args: argparse.Namespace) -> int:
     engine = load_engine_spec(spec, args.threads, **llama_flags(args))
     gate = {}
     if args.call_gate:
-        from toollearn.agents.call_gate import shipped_call_gate
-        from toollearn.models import deer_gates
+        from toollearn.agents.call_gate import shipped_call_gate, shipped_sure_call_threshold
 
         gate = dict(zip(("call_gate", "call_threshold"), shipped_call_gate(engine, args.threads)))
         if not args.no_sure_call:
-            gate["sure_call_threshold"] = deer_gates()["call"].get("sure_call_threshold")
+            gate["sure_call_threshold"] = shipped_sure_call_threshold()
     config = ServerConfig(model_id=args.model_id or default_model_id(args.model, args.adapter),
                           max_queue=args.max_queue, timeout=args.timeout,
                           max_tokens=args.max_tokens, docs=args.docs, **gate)  # fmt: skip

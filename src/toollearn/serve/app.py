@@ -65,18 +65,19 @@ class Worker:
         """The job with only the no-call answer left when the call gate finds no request tool
         close enough to the user's turn, or only call lists when it is sure one fits (tool_choice
         auto; `ServerConfig.call_gate`, `sure_call_threshold`)."""
-        from toollearn.agents.call_gate import gate_declines
+        from toollearn.agents.call_gate import gate_decision
 
-        gate, threshold = self.config.call_gate, self.config.call_threshold
-        if gate is None or not job.gate_query:
+        config = self.config
+        if config.call_gate is None or not job.gate_query:
             return job
-        declines, score = gate_declines(gate, threshold, job.gate_query, job.tools)
-        sure = self.config.sure_call_threshold
-        if declines:
+        sure = config.sure_call_threshold
+        decision, _ = gate_decision(config.call_gate, config.call_threshold, sure,
+                                    job.gate_query, job.tools)  # fmt: skip
+        if decision == "no call":
             with self.lock:
                 self.gate_declined += 1
             return replace(job, constraint=no_call_constraint())
-        if sure is not None and score["nocall_margin"] <= sure:
+        if decision == "sure call":
             with self.lock:
                 self.gate_sure += 1
             return replace(job, constraint=tool_calls_constraint(job.tools, allow_no_call=False))
