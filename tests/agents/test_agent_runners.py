@@ -112,6 +112,13 @@ def test_run_cli_prints_a_trace(agent, capsys):
     assert main(["run", "x", "--engine", "scripted", "--only", "add,nope"]) == 2
 
 
+def test_run_cli_passes_ask_again_on_repeat_to_the_general_agent(capsys):
+    argv = ["run", "What is 2 + 2?", "--engine", "scripted", "--no-gates", "--json"]
+    for extra, on in (([], None), (["--ask-again-on-repeat"], True)):
+        assert main([*argv, *extra]) == 0
+        assert json.loads(capsys.readouterr().out)["meta"].get("ask_again_on_repeat") is on
+
+
 def test_run_cli_the_gate_is_sure_unless_told_not_to_be(capsys):
     """The shipped gate (the real MiniLM) before a scripted engine: sure of the converter."""
     argv = ["run", "Convert 25 Celsius to Fahrenheit.", "--engine", "scripted",
@@ -236,12 +243,16 @@ def test_episodes_cli_general_agent_options(tmp_path, capsys):
     config = json.loads((out / "scores.json").read_text())["config"]
     assert config["agent"] == "tool-calls" and config["call_gate"] is False
     assert "sure_call" not in config  # no gate, no sure call
+    assert "ask_again_on_repeat" not in config  # recorded only when on
     assert config["engines"] == {"agent": "scripted"}
     assert "tool-calls: scripted" in capsys.readouterr().out
+    again = tmp_path / "again"
+    assert main([*argv[:-1], str(again), "--ask-again-on-repeat"]) == 0
+    assert json.loads((again / "config.json").read_text())["ask_again_on_repeat"] is True
     with pytest.raises(SystemExit, match="--agent tool-calls runs --engine alone"):
         main([*argv[:-2], "--planner", "scripted", "--out", str(tmp_path / "x")])
-    for flag in ("--no-gates", "--no-sure-call"):
-        with pytest.raises(SystemExit, match="--no-gates and --no-sure-call are for --agent"):
+    for flag in ("--no-gates", "--no-sure-call", "--ask-again-on-repeat"):
+        with pytest.raises(SystemExit, match="--ask-again-on-repeat are for --agent tool-calls"):
             main(["eval", "episodes", "--engine", "scripted", flag, "--out", str(tmp_path)])
 
 

@@ -116,6 +116,34 @@ def test_cut_off_call_lists_are_retried_with_the_finished_calls():
     assert trace.steps[0].data["retried"].endswith("capped at 2")
 
 
+def test_a_repeated_call_is_asked_again_without_the_repeated_tool():
+    from toollearn.agents import ToolCallsAgent
+    from toollearn.decoding.tool_calls import no_call_constraint, tool_calls_constraint
+    from toollearn.engines import ScriptedEngine
+    from toollearn.envs import Environment
+
+    pay = Tool("pay", "Pay for a booking", {"type": "object", "properties": {}})
+    book = '[{"name": "book", "arguments": {"room": "double"}}]'
+    script = [book, book, '[{"name": "pay", "arguments": {}}]', "[]\nBooked and paid."]
+    engine = ScriptedEngine(script)
+    agent = ToolCallsAgent(engine, Environment.simulated([BOOK, pay]), ask_again_on_repeat=True)
+    trace = agent.run("Book a double room, then pay.", [BOOK, pay])
+    assert trace.meta["outcome"] == "answered" and trace.meta["ask_again_on_repeat"]
+    assert [c.name for c in trace.calls] == ["book", "pay"]  # the repeat was never run
+    retried = [s for s in trace.steps if "retried" in s.data]
+    assert len(retried) == 1 and "['book']" in retried[0].data["retried"]
+    assert engine.requests[2]["constraint"].grammar == tool_calls_constraint([pay]).grammar
+    # every shown tool repeated: only the reply is left; off (the default), the runner answers
+    engine = ScriptedEngine([book, book, "[]\nBooked."])
+    agent = ToolCallsAgent(engine, Environment.simulated([BOOK]), ask_again_on_repeat=True)
+    trace = agent.run("Book a double room.", [BOOK])
+    assert engine.requests[2]["constraint"].grammar == no_call_constraint().grammar
+    assert trace.answer == "Booked." and len(trace.calls) == 1
+    engine = ScriptedEngine([book, book, "[]\nBooked."])
+    trace = ToolCallsAgent(engine, Environment.simulated([BOOK])).run("Book.", [BOOK])
+    assert len(trace.calls) == 2 and any(s.error == "repeated_call" for s in trace.steps)
+
+
 class _Gate:
     """A call gate test double: a fixed NoCall margin."""
 

@@ -24,6 +24,10 @@ class ActionRunner:
         self.seen: dict[str, CallResult] = {}
         self.repeats = 0
 
+    def made(self, call: ToolCall) -> bool:
+        """Whether this exact call (tool and arguments) ran before in the episode."""
+        return call_key(call) in self.seen
+
     def run(self, call: ToolCall) -> CallResult:
         """The result of `call` (or a recorded error), never an exception."""
         if call.name not in self.names:

@@ -14,6 +14,11 @@ sure-call threshold too (`sure_call_threshold`, below the gate's; `gated` takes 
 one, chosen on ToolDEER's valid split), a margin at or below it makes the gate alone decide
 that a tool fits: the first turn must call (constrained engines only). Between the two
 thresholds the model decides. The decision is a `gate` step of the trace.
+
+With `ask_again_on_repeat` (constrained engines), a call list that repeats a call already made
+in the episode (the same tool and arguments: a small model looping between two similar tools)
+is generated again with the repeated tools left out of the grammar, the no-call answer still
+open; the first list stays in the trace, marked as retried.
 """
 
 from __future__ import annotations
@@ -21,7 +26,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from toollearn.agents.acting import start_episode
+from toollearn.agents.acting import ActionRunner, start_episode
 from toollearn.agents.base import engine_label
 from toollearn.core.errors import FormatError
 from toollearn.core.types import ErrorKind, Message, Step, Tool, Trace
@@ -54,6 +59,7 @@ class ToolCallsAgent:
         call_gate: Any = None,
         call_threshold: float | None = None,
         sure_call_threshold: float | None = None,
+        ask_again_on_repeat: bool = False,
     ):
         if (call_gate is None) != (call_threshold is None):
             raise ValueError("a call gate needs its threshold, and a threshold its gate")
@@ -67,6 +73,7 @@ class ToolCallsAgent:
         self.max_steps, self.max_repeats, self.max_tokens = max_steps, max_repeats, max_tokens
         self.chat, self.seed, self.execute = chat, seed, execute
         self.sampling = sampling or Sampling(seed=seed)
+        self.ask_again_on_repeat = ask_again_on_repeat
 
     @classmethod
     def gated(cls, engine: Any, env: Environment | None = None, *, threads: int | None = 1,
@@ -88,6 +95,8 @@ class ToolCallsAgent:
             out.update(call_threshold=self.call_threshold, **self.call_gate.describe())
         if self.sure_call_threshold is not None:
             out["sure_call_threshold"] = self.sure_call_threshold
+        if self.ask_again_on_repeat:
+            out["ask_again_on_repeat"] = True
         return out if self.docs == "json" else {**out, "docs": self.docs}
 
     def _gate(self, rec: Any, query: str, shown: Sequence[Tool]) -> str | None:
@@ -130,18 +139,21 @@ class ToolCallsAgent:
         history: list[Message] = []
         for step in range(self.max_steps):
             messages = tool_calls.render_messages(query, shown, history, self.docs)
-            turn = constraint if step else first
-            text = rec.model(self.engine, messages, role="agent", kind="call",
-                             max_tokens=self.max_tokens, constraint=turn)  # fmt: skip
-            if text is not None and constraint is not None and _cut_off(text):
-                text = self._shorter(rec, messages, shown, text)
-            if text is None:
-                return rec.finish(None, **self.config(), outcome="no_output")
+            text = self._turn(rec, messages, shown, constraint if step else first)
             try:
-                answer = tool_calls.parse(text)
+                answer = tool_calls.parse(text) if text is not None else None
+                repeated = self._repeated(answer, runner, constraint)
+                if repeated:  # asked again without the repeated tools (see the module doc)
+                    left = [t for t in shown if t.name not in repeated]
+                    rec.amend_last(data={"retried": f"repeats a call made before: {repeated}"})
+                    again = tool_calls_constraint(left) if left else no_call_constraint()
+                    text = self._turn(rec, messages, left, again)
+                    answer = tool_calls.parse(text) if text is not None else None
             except FormatError as exc:
                 rec.amend_last(kind="error", error=ErrorKind.FORMAT, detail=str(exc))
                 return rec.finish(None, **self.config(), outcome="format_error")
+            if answer is None:
+                return rec.finish(None, **self.config(), outcome="no_output")
             if answer.declined:
                 rec.amend_last(kind="answer")
                 outcome = "answered" if step else "no_call"
@@ -160,6 +172,22 @@ class ToolCallsAgent:
                 return rec.finish(None, **self.config(), outcome="loop")
         rec.error("agent", ErrorKind.STEP_LIMIT, f"no answer after {self.max_steps} turns")
         return rec.finish(None, **self.config(), outcome="step_limit")
+
+    def _turn(self, rec: Any, messages: list[Message], tools: list[Tool],
+              constraint: Any) -> str | None:  # fmt: skip
+        """One model turn (recorded), a cut-off call list generated again shorter."""
+        text = rec.model(self.engine, messages, role="agent", kind="call",
+                         max_tokens=self.max_tokens, constraint=constraint)  # fmt: skip
+        if text is not None and constraint is not None and tools and _cut_off(text):
+            text = self._shorter(rec, messages, tools, text)
+        return text
+
+    def _repeated(self, answer: Any, runner: ActionRunner, constraint: Any) -> list[str]:
+        """With ask_again_on_repeat and a grammar, the tools of `answer`'s calls made before in
+        the episode."""
+        if not self.ask_again_on_repeat or constraint is None or answer is None:
+            return []
+        return sorted({c.name for c in answer.calls if runner.made(c)})
 
     def _shorter(self, rec: Any, messages: list[Message], tools: list[Tool], text: str) -> str:
         """A constrained call list cut off by max_tokens (a small model repeating a call) is

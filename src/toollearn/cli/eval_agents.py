@@ -208,6 +208,9 @@ def register_eval(eval_sub: Any) -> None:
                    help="tool-calls: the call gate only declines; the model decides every "
                    "query it passes (default: at or below the gate's sure-call threshold the "
                    "first turn must call)")  # fmt: skip
+    e.add_argument("--ask-again-on-repeat", action="store_true",
+                   help="tool-calls: a call list that repeats a call made before is generated "
+                   "again without the repeated tools")  # fmt: skip
     add_role_args(e)
     e.add_argument("--free", action="store_true",
                    help="no grammars (default: the planner's role choice and the caller's "
@@ -549,12 +552,15 @@ def run_episodes_cli(args: argparse.Namespace) -> int:
     general = args.agent == "tool-calls"
     if general and (args.stop_threshold is not None or role_flags(args)):
         raise SystemExit("--agent tool-calls runs --engine alone: no role engines or stop gate")
-    if (args.no_gates or args.no_sure_call) and not general:
-        raise SystemExit("--no-gates and --no-sure-call are for --agent tool-calls")
+    if (args.no_gates or args.no_sure_call or args.ask_again_on_repeat) and not general:
+        raise SystemExit(
+            "--no-gates, --no-sure-call and --ask-again-on-repeat are for --agent tool-calls"
+        )
     specs = {"agent": args.engine} if general else role_specs(args)
     opts = episodes.EpisodeOptions(not args.free, args.max_steps or episodes.MAX_STEPS, args.seed,
                                    args.stop_threshold, args.agent, not args.no_gates,
-                                   not (args.no_gates or args.no_sure_call))  # fmt: skip
+                                   not (args.no_gates or args.no_sure_call),
+                                   args.ask_again_on_repeat)  # fmt: skip
     config = {"benchmark": "episodes", "file": "builtin:demo" if args.file is None else str(file),
               "limit": args.limit, "engines": specs, "seed": args.seed,
               "constrained": opts.constrained, "max_steps": opts.max_steps}  # fmt: skip
@@ -564,6 +570,8 @@ def run_episodes_cli(args: argparse.Namespace) -> int:
         config.update(agent=args.agent, call_gate=opts.call_gate)
         if opts.sure_call:  # recorded when on: a run made before it does not resume under it
             config["sure_call"] = True
+        if opts.ask_again_on_repeat:
+            config["ask_again_on_repeat"] = True
     writer = RunWriter(Path(args.out), with_shard(config, shard))
     roles = load_engines(specs, args.threads, **llama_flags(args))
     writer.record_engine(roles)

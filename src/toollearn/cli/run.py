@@ -67,6 +67,9 @@ def register(subparsers: Any) -> None:
                    help="tool-calls: the call gate only declines; the model decides whatever "
                    "it passes (default: where the gate is sure a shown tool fits, at or below "
                    "its sure-call threshold, the first turn must call)")  # fmt: skip
+    p.add_argument("--ask-again-on-repeat", action="store_true",
+                   help="tool-calls: a call list that repeats a call made before is generated "
+                   "again without the repeated tools (results/agent-ask-again)")  # fmt: skip
     p.add_argument("--search-gate", action="store_true",
                    help="deer: the shipped search classifier (query embedding + length) decides "
                    "Search instead of the model (off by default: it also declines a few tool "
@@ -154,13 +157,12 @@ def build_agent(args: argparse.Namespace, env: Any) -> Any:
         )
     if args.agent == "multi-call":
         return agents.MultiCallAgent(engine(), env, constrained=constrained, **common)
+    options = {"constrained": constrained, "max_steps": args.max_steps,
+               "ask_again_on_repeat": args.ask_again_on_repeat, **common}  # fmt: skip
     if args.no_gates:
-        return agents.ToolCallsAgent(engine(), env, constrained=constrained,
-                                     max_steps=args.max_steps, **common)  # fmt: skip
+        return agents.ToolCallsAgent(engine(), env, **options)
     return agents.ToolCallsAgent.gated(engine(), env, threads=args.threads,
-                                       sure_call=not args.no_sure_call,
-                                       constrained=constrained, max_steps=args.max_steps,
-                                       **common)  # fmt: skip
+                                       sure_call=not args.no_sure_call, **options)  # fmt: skip
 
 
 def run(args: argparse.Namespace) -> int:

@@ -37,7 +37,8 @@ class EpisodeOptions:
     and the caller's action (as `stepwise` decodes; for the general agent, on its call lists),
     the step limit (model turns for the general agent), the tools' seed, the planner's stop
     gate (agents.stop_gate; None: greedy), which agent, whether the general agent asks the
-    shipped call gate first, and whether that gate's sure-call threshold makes it call."""
+    shipped call gate first, whether that gate's sure-call threshold makes it call, and
+    whether a call list that repeats a call is asked again without the repeated tools."""
 
     constrained: bool = True
     max_steps: int = MAX_STEPS
@@ -46,6 +47,7 @@ class EpisodeOptions:
     agent: str = "multi-role"
     call_gate: bool = True
     sure_call: bool = True
+    ask_again_on_repeat: bool = False
 
     def __post_init__(self) -> None:
         if self.agent not in AGENTS:
@@ -70,7 +72,12 @@ def tool_calls_agent(engine: Any, opts: EpisodeOptions) -> Any:
     """The general agent as `toollearn run` builds it; each episode simulates its own tools."""
     from toollearn.agents.tool_calls import ToolCallsAgent
 
-    options = {"constrained": opts.constrained, "max_steps": opts.max_steps, "seed": opts.seed}
+    options = {
+        "constrained": opts.constrained,
+        "max_steps": opts.max_steps,
+        "seed": opts.seed,
+        "ask_again_on_repeat": opts.ask_again_on_repeat,
+    }
     if opts.call_gate:
         return ToolCallsAgent.gated(engine, sure_call=opts.sure_call, **options)
     return ToolCallsAgent(engine, **options)
