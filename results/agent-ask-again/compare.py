@@ -18,7 +18,8 @@ from toollearn.evaluation.runners.episodes import episode_output, score_records
 HERE = Path(__file__).parent
 RUNS = HERE.parent / "episodes-tool-calls"
 SETS = {"dev": "dev-agent-r4-all", "test": "agent-r4-all-sure-call",
-        "fresh": "fresh-agent-r4-all-sure-call"}  # fmt: skip
+        "fresh": "fresh-agent-r4-all-sure-call",
+        "fresh2": "fresh2-agent-r4-all-sure-call"}  # fmt: skip
 
 
 def records(run: Path) -> dict[str, dict]:
