@@ -1,7 +1,8 @@
 """Does the general agent's reply state the right result? The demo's 14 answerable tasks
 (`envs.demo.DEMO_TASKS`, real Python tools, never in any training data), each run with
 `toollearn run QUERY --only TOOLS --json --engine ENGINE` (tools executed, not simulated;
-`--all-tools`: all 9 demo tools shown instead of the task's 2 or 3).
+`--all-tools`: all 9 demo tools shown instead of the task's 2 or 3; `--plan MODE`: the agent
+follows the query's call plan, `toollearn run --plan MODE`).
 
 The reference values are the ones the task's answer template names (`{1}`, `{0[condition]}`),
 computed by running its reference plan on the same tools. A reply is right when it states
@@ -57,8 +58,11 @@ def states(reply: str, value: str) -> bool:
     return any(round(float(n), 2) == want for n in NUMBER.findall(reply.replace(",", "")))
 
 
-def run_task(task: Any, engine: str, all_tools: bool = False) -> dict[str, Any]:
+def run_task(
+    task: Any, engine: str, all_tools: bool = False, plan: str | None = None
+) -> dict[str, Any]:
     only = [] if all_tools else ["--only", ",".join(task.tools)]
+    only += ["--plan", plan] if plan else []
     cmd = [sys.executable, "-m", "toollearn", "run", task.query, *only,
            "--engine", engine, "--threads", "1", "--json"]  # fmt: skip
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
@@ -82,16 +86,18 @@ def main() -> int:
     ap.add_argument(
         "--all-tools", action="store_true", help="show all 9 demo tools, not the task's"
     )
+    ap.add_argument("--plan", choices=("due", "order"), help="toollearn run --plan MODE")
     args = ap.parse_args()
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     tasks = [t for t in DEMO_TASKS if not t.give_up]
-    rows = [run_task(t, args.engine, args.all_tools) for t in tasks]
+    rows = [run_task(t, args.engine, args.all_tools, args.plan) for t in tasks]
     with (out / "predictions.jsonl").open("w") as f:
         for row in rows:
             f.write(json.dumps(row) + "\n")
     scored = [r for r in rows if "error" not in r]
     summary = {"engine": args.engine, "all_tools": args.all_tools, "tasks": len(rows),
+               **({"plan": args.plan} if args.plan else {}),
                "errors": len(rows) - len(scored),
                "gold_calls": sum(r["gold_calls_made"] for r in scored),
                "reply_right": sum(r["reply_right"] for r in scored),

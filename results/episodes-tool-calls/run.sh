@@ -23,6 +23,8 @@
 # The runs made before the call gate's sure-call threshold (2026-11-29) pass --no-sure-call so
 # they run as they did; NAME-sure-call runs NAME's engine with it (the default now), and
 # NAME-rerun runs NAME again into a new folder (agent-r4-all-rerun: the same run on this machine).
+# NAME-plan-due and NAME-plan-order run NAME following the query's call plan (--plan due|order,
+# agents.clause_plan; results/agent-plan).
 # Each run: two 1-thread shards side by side (runs/episodes-tool-calls), merged here and
 # scored unsharded; reruns resume.      bash results/episodes-tool-calls/run.sh [NAME...]
 set -euo pipefail
@@ -42,6 +44,8 @@ mkdir -p runs/logs
 episodes() {  # $1: name, $2: engine spec; two shards, merged, scored
   local name=$PREFIX$1 engine=$2 k sure=(--no-sure-call)
   [[ $1 == *-sure-call* ]] && sure=()
+  [[ $1 == *-plan-due ]] && sure+=(--plan due)
+  [[ $1 == *-plan-order ]] && sure+=(--plan order)
   for k in 1 2; do
     toollearn eval episodes --agent tool-calls --file "$FILE" --engine "$engine" --threads 1 \
       "${sure[@]}" --shard "$k/2" --out "runs/episodes-tool-calls/$name-s$k" \
@@ -58,6 +62,8 @@ names=("$@")
 [ $# -gt 0 ] || names=(tuned base agent)
 for name in "${names[@]}"; do
   adapter=${name%-rerun}
+  adapter=${adapter%-plan-due}
+  adapter=${adapter%-plan-order}
   adapter=${adapter%-sure-call}
   case $adapter in
     tuned) episodes "$name" tuned ;;

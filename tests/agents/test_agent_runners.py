@@ -119,6 +119,17 @@ def test_run_cli_passes_ask_again_on_repeat_to_the_general_agent(capsys):
         assert json.loads(capsys.readouterr().out)["meta"].get("ask_again_on_repeat") is on
 
 
+def test_run_cli_follows_the_call_plan_when_asked(capsys):
+    """The real planner (the embedded MiniLM) before a scripted engine: one call a turn."""
+    argv = ["run", "Convert 25 Celsius to Fahrenheit, then divide 10 by 2.", "--engine",
+            "scripted", "--only", "convert_temperature,divide", "--no-gates", "--json"]  # fmt: skip
+    assert main([*argv, "--plan", "order"]) == 0
+    trace = json.loads(capsys.readouterr().out)
+    plan = trace["steps"][0]
+    assert (plan["role"], plan["data"]["plan"]) == ("planner", ["convert_temperature", "divide"])
+    assert trace["meta"]["plan"] == "order" and trace["meta"]["planner"] == "clauses"
+
+
 def test_run_cli_the_gate_is_sure_unless_told_not_to_be(capsys):
     """The shipped gate (the real MiniLM) before a scripted engine: sure of the converter."""
     argv = ["run", "Convert 25 Celsius to Fahrenheit.", "--engine", "scripted",
@@ -249,11 +260,17 @@ def test_episodes_cli_general_agent_options(tmp_path, capsys):
     again = tmp_path / "again"
     assert main([*argv[:-1], str(again), "--ask-again-on-repeat"]) == 0
     assert json.loads((again / "config.json").read_text())["ask_again_on_repeat"] is True
+    planned = tmp_path / "planned"
+    assert main([*argv[:-1], str(planned), "--plan", "due"]) == 0
+    records = [json.loads(line) for line in (planned / "predictions.jsonl").open()]
+    assert json.loads((planned / "config.json").read_text())["plan"] == "due"
+    assert all(r["trace"]["steps"][0]["role"] == "planner" for r in records)
+    assert {r["trace"]["meta"]["plan"] for r in records} == {"due"}
     with pytest.raises(SystemExit, match="--agent tool-calls runs --engine alone"):
         main([*argv[:-2], "--planner", "scripted", "--out", str(tmp_path / "x")])
-    for flag in ("--no-gates", "--no-sure-call", "--ask-again-on-repeat"):
-        with pytest.raises(SystemExit, match="--ask-again-on-repeat are for --agent tool-calls"):
-            main(["eval", "episodes", "--engine", "scripted", flag, "--out", str(tmp_path)])
+    for flags in (["--no-gates"], ["--no-sure-call"], ["--ask-again-on-repeat"], ["--plan", "due"]):
+        with pytest.raises(SystemExit, match="--plan are for --agent tool-calls"):
+            main(["eval", "episodes", "--engine", "scripted", *flags, "--out", str(tmp_path)])
 
 
 def test_episodes_cli_records_engine_failures_and_rescores(tmp_path, capsys):

@@ -19,6 +19,13 @@ With `ask_again_on_repeat` (constrained engines), a call list that repeats a cal
 in the episode (the same tool and arguments: a small model looping between two similar tools)
 is generated again with the repeated tools left out of the grammar, the no-call answer still
 open; the first list stays in the trace, marked as retried.
+
+With a call plan (`plan="due"` or `"order"`, constrained engines; `agents.clause_plan`: each
+of the query's requests gets its closest shown tool, in the order asked), each turn makes one
+call while planned tools are left: only the due one (`due`: the reply waits until the plan is
+done, unless the first turn's gate leaves the model free to decline), or the due one or a tool
+outside the plan (`order`: no later step first, the reply open). Then the turns are free. The
+plan is a `planner` step of the trace.
 """
 
 from __future__ import annotations
@@ -28,6 +35,7 @@ from typing import Any
 
 from toollearn.agents.acting import ActionRunner, start_episode
 from toollearn.agents.base import engine_label
+from toollearn.agents.clause_plan import MODES, ClausePlanner, Plan
 from toollearn.core.errors import FormatError
 from toollearn.core.types import ErrorKind, Message, Step, Tool, Trace
 from toollearn.decoding.tool_calls import no_call_constraint, tool_calls_constraint
@@ -60,6 +68,8 @@ class ToolCallsAgent:
         call_threshold: float | None = None,
         sure_call_threshold: float | None = None,
         ask_again_on_repeat: bool = False,
+        plan: str | None = None,
+        planner: Any = None,
     ):
         if (call_gate is None) != (call_threshold is None):
             raise ValueError("a call gate needs its threshold, and a threshold its gate")
@@ -74,6 +84,10 @@ class ToolCallsAgent:
         self.chat, self.seed, self.execute = chat, seed, execute
         self.sampling = sampling or Sampling(seed=seed)
         self.ask_again_on_repeat = ask_again_on_repeat
+        if plan is not None and plan not in MODES:
+            raise ValueError(f"plan must be one of {MODES}, not {plan!r}")
+        self.plan_mode = plan
+        self.planner = planner if planner is not None or plan is None else ClausePlanner()
 
     @classmethod
     def gated(cls, engine: Any, env: Environment | None = None, *, threads: int | None = 1,
@@ -97,6 +111,8 @@ class ToolCallsAgent:
             out["sure_call_threshold"] = self.sure_call_threshold
         if self.ask_again_on_repeat:
             out["ask_again_on_repeat"] = True
+        if self.plan_mode is not None:
+            out.update(plan=self.plan_mode, **self.planner.describe())
         return out if self.docs == "json" else {**out, "docs": self.docs}
 
     def _gate(self, rec: Any, query: str, shown: Sequence[Tool]) -> str | None:
@@ -136,15 +152,19 @@ class ToolCallsAgent:
             first = no_call_constraint()
         elif decision == "sure call" and constraint is not None:
             first = tool_calls_constraint(shown, allow_no_call=False)
+        plan = self._plan(rec, query, shown, constraint, decision)
+        called: set[str] = set()
         history: list[Message] = []
         for step in range(self.max_steps):
             messages = tool_calls.render_messages(query, shown, history, self.docs)
-            text = self._turn(rec, messages, shown, constraint if step else first)
+            offered, turn = self._planned_turn(plan, called, shown, step, decision)
+            turn = turn or (constraint if step else first)
+            text = self._turn(rec, messages, offered, turn)
             try:
                 answer = tool_calls.parse(text) if text is not None else None
                 repeated = self._repeated(answer, runner, constraint)
                 if repeated:  # asked again without the repeated tools (see the module doc)
-                    left = [t for t in shown if t.name not in repeated]
+                    left = [t for t in offered if t.name not in repeated]
                     rec.amend_last(data={"retried": f"repeats a call made before: {repeated}"})
                     again = tool_calls_constraint(left) if left else no_call_constraint()
                     text = self._turn(rec, messages, left, again)
@@ -162,6 +182,7 @@ class ToolCallsAgent:
             if not self.execute:  # the answer is the call list itself
                 return rec.finish(text, **self.config(), outcome="planned")
             history.append(Message("assistant", text))
+            called.update(c.name for c in answer.calls)
             for call in answer.calls:
                 result = runner.run(call)
                 rec.observe(result)
@@ -172,6 +193,33 @@ class ToolCallsAgent:
                 return rec.finish(None, **self.config(), outcome="loop")
         rec.error("agent", ErrorKind.STEP_LIMIT, f"no answer after {self.max_steps} turns")
         return rec.finish(None, **self.config(), outcome="step_limit")
+
+    def _plan(self, rec: Any, query: str, shown: Sequence[Tool], constraint: Any,
+              decision: str | None) -> Plan | None:  # fmt: skip
+        """The call plan (recorded as a `planner` step), or None: no plan mode, no grammar,
+        or the gate's no-call verdict."""
+        if self.plan_mode is None or constraint is None or decision == "no call":
+            return None
+        plan = self.planner.plan(query, shown)
+        rec.add(Step("planner", "thought", ", ".join(plan.tools),
+                     detail=f"{self.plan_mode}: one request's closest tool each, in order",
+                     data={"plan": plan.tools, "requests": plan.requests}))  # fmt: skip
+        return plan
+
+    def _planned_turn(self, plan: Plan | None, called: set[str], shown: list[Tool], step: int,
+                      decision: str | None) -> tuple[list[Tool], Any]:  # fmt: skip
+        """The tools a turn may call and its grammar while planned tools are left (one call,
+        see the module doc); (shown, None) otherwise: the turn's usual grammar."""
+        due = plan.due(called) if plan is not None else None
+        if due is None:
+            return shown, None
+        if self.plan_mode == "due":  # the reply only where the gate leaves the first turn free
+            keep, may_decline = {due}, step == 0 and decision != "sure call"
+        else:  # no later planned tool first; the reply open but where the gate is sure
+            keep = {due} | ({t.name for t in shown} - set(plan.tools))
+            may_decline = step > 0 or decision != "sure call"
+        offered = [t for t in shown if t.name in keep]
+        return offered, tool_calls_constraint(offered, allow_no_call=may_decline, max_calls=1)
 
     def _turn(self, rec: Any, messages: list[Message], tools: list[Tool],
               constraint: Any) -> str | None:  # fmt: skip

@@ -211,6 +211,10 @@ def register_eval(eval_sub: Any) -> None:
     e.add_argument("--ask-again-on-repeat", action="store_true",
                    help="tool-calls: a call list that repeats a call made before is generated "
                    "again without the repeated tools")  # fmt: skip
+    e.add_argument("--plan", choices=("due", "order"),
+                   help="tool-calls: follow a call plan read off the query's requests "
+                   "(agents.clause_plan): one call a turn, only the due tool (due) or no "
+                   "later planned tool first (order)")  # fmt: skip
     add_role_args(e)
     e.add_argument("--free", action="store_true",
                    help="no grammars (default: the planner's role choice and the caller's "
@@ -552,15 +556,18 @@ def run_episodes_cli(args: argparse.Namespace) -> int:
     general = args.agent == "tool-calls"
     if general and (args.stop_threshold is not None or role_flags(args)):
         raise SystemExit("--agent tool-calls runs --engine alone: no role engines or stop gate")
-    if (args.no_gates or args.no_sure_call or args.ask_again_on_repeat) and not general:
+    if (args.no_gates or args.no_sure_call or args.ask_again_on_repeat or args.plan) and (
+        not general
+    ):
         raise SystemExit(
-            "--no-gates, --no-sure-call and --ask-again-on-repeat are for --agent tool-calls"
+            "--no-gates, --no-sure-call, --ask-again-on-repeat and --plan are for --agent "
+            "tool-calls"
         )
     specs = {"agent": args.engine} if general else role_specs(args)
     opts = episodes.EpisodeOptions(not args.free, args.max_steps or episodes.MAX_STEPS, args.seed,
                                    args.stop_threshold, args.agent, not args.no_gates,
                                    not (args.no_gates or args.no_sure_call),
-                                   args.ask_again_on_repeat)  # fmt: skip
+                                   args.ask_again_on_repeat, args.plan)  # fmt: skip
     config = {"benchmark": "episodes", "file": "builtin:demo" if args.file is None else str(file),
               "limit": args.limit, "engines": specs, "seed": args.seed,
               "constrained": opts.constrained, "max_steps": opts.max_steps}  # fmt: skip
@@ -572,6 +579,8 @@ def run_episodes_cli(args: argparse.Namespace) -> int:
             config["sure_call"] = True
         if opts.ask_again_on_repeat:
             config["ask_again_on_repeat"] = True
+        if opts.plan:
+            config["plan"] = opts.plan
     writer = RunWriter(Path(args.out), with_shard(config, shard))
     roles = load_engines(specs, args.threads, **llama_flags(args))
     writer.record_engine(roles)

@@ -38,7 +38,8 @@ class EpisodeOptions:
     the step limit (model turns for the general agent), the tools' seed, the planner's stop
     gate (agents.stop_gate; None: greedy), which agent, whether the general agent asks the
     shipped call gate first, whether that gate's sure-call threshold makes it call, and
-    whether a call list that repeats a call is asked again without the repeated tools."""
+    whether a call list that repeats a call is asked again without the repeated tools, and
+    the call plan it follows (`agents.clause_plan`; None: none)."""
 
     constrained: bool = True
     max_steps: int = MAX_STEPS
@@ -48,6 +49,7 @@ class EpisodeOptions:
     call_gate: bool = True
     sure_call: bool = True
     ask_again_on_repeat: bool = False
+    plan: str | None = None
 
     def __post_init__(self) -> None:
         if self.agent not in AGENTS:
@@ -77,6 +79,7 @@ def tool_calls_agent(engine: Any, opts: EpisodeOptions) -> Any:
         "max_steps": opts.max_steps,
         "seed": opts.seed,
         "ask_again_on_repeat": opts.ask_again_on_repeat,
+        "plan": opts.plan,
     }
     if opts.call_gate:
         return ToolCallsAgent.gated(engine, sure_call=opts.sure_call, **options)

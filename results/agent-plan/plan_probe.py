@@ -1,0 +1,52 @@
+"""How often the call plan alone (`agents.clause_plan`, no model) is the gold call sequence.
+
+For each held-out trajectory the planner lists each query request's closest shown tool in
+request order; printed per split: how often that is exactly the gold sequence, on the
+trajectories that give up (gold: no call, or the calls before giving up) and on the rest.
+`--min-similarity` values are compared on dev only; the default was chosen there.
+
+    python results/agent-plan/plan_probe.py --splits dev > results/agent-plan/plan_probe_dev.md
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from toollearn.agents.clause_plan import ClausePlanner
+from toollearn.data.trajectories import read_trajectories
+from toollearn.evaluation.runners.episodes import gold_episode
+
+FILES = {
+    "dev": "results/umi-stop-gate/dev-set/trajectories_dev.json",
+    "test": "results/datagen/umi/trajectories_test.json",
+    "fresh": "results/datagen/umi-fresh-test/trajectories_test.json",
+    "fresh2": "results/datagen/umi-fresh-test-2/trajectories_test.json",
+}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--splits", nargs="+", default=["dev"], choices=sorted(FILES))
+    ap.add_argument("--min-similarity", type=float, nargs="+", default=[0.35])
+    args = ap.parse_args()
+    planners = {m: ClausePlanner(min_similarity=m) for m in args.min_similarity}
+    print("| split | min similarity | trajectories | plan = gold | no give-up: plan = gold | "
+          "give-up: plan = gold |\n|---|---:|---:|---:|---:|---:|")  # fmt: skip
+    for split in args.splits:
+        trajectories = list(read_trajectories(FILES[split]))
+        for m, planner in planners.items():
+            right = {True: [0, 0], False: [0, 0]}
+            for traj in trajectories:
+                gold = gold_episode(traj)
+                plan = planner.plan(traj.instruction, list(traj.tools))
+                right[gold["give_up"]][0] += plan.tools == gold["calls"]
+                right[gold["give_up"]][1] += 1
+            ok, gu = right[False], right[True]
+            print(
+                f"| {split} | {m} | {len(trajectories)} | {ok[0] + gu[0]} | "
+                f"{ok[0]} of {ok[1]} | {gu[0]} of {gu[1]} |"
+            )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,102 @@
+"""The call plan read off a query's requests, and the general agent following it."""
+
+from __future__ import annotations
+
+import pytest
+
+from toollearn.agents.clause_plan import ClausePlanner, Plan, requests
+from toollearn.core.types import Tool
+
+_NO_PARAMS = {"type": "object", "properties": {}}
+FUND = Tool("getHedgeFundInfo", "Retrieve information about a specific hedge fund", _NO_PARAMS)
+RETURNS = Tool("getHedgeFundReturns", "Retrieve returns data for a specific hedge fund", _NO_PARAMS)
+WEATHER = Tool("getWeather", "Get the current weather of a city", _NO_PARAMS)
+
+
+def test_requests_split_steps_and_keep_a_quoted_sentence_with_its_request():
+    query = ("I have a few tasks. First, send a note where the content is Bring the documents. "
+             "and with recipient ana@example.com. Next, get the weather in Oslo, and book a "
+             "table for two and with a window.")  # fmt: skip
+    assert requests(query) == [
+        "I have a few tasks.",
+        "First, send a note where the content is Bring the documents. and with recipient "
+        "ana@example.com.",
+        "get the weather in Oslo",
+        "book a table for two and with a window.",  # "and with": no verb, not a request
+    ]
+    assert requests("Hi") == ["Hi"]  # too short to split: the query itself
+
+
+def test_the_planner_orders_tools_as_the_query_asks_and_skips_preambles():
+    planner = ClausePlanner()  # the embedded MiniLM
+    query = ("I have a few tasks. First, retrieve the returns of the hedge fund Bridgewater "
+             "from 2020. Then retrieve information about the hedge fund Bridgewater.")  # fmt: skip
+    plan = planner.plan(query, [WEATHER, FUND, RETURNS])
+    assert plan.tools == ["getHedgeFundReturns", "getHedgeFundInfo"]
+    assert plan.requests[0]["tool"] is None  # the preamble is below min_similarity
+    assert plan.requests[0]["similarity"] < planner.min_similarity
+    assert planner.plan(query, []).tools == []
+    assert plan.due({"getHedgeFundReturns"}) == "getHedgeFundInfo"
+    assert plan.due({"getHedgeFundReturns", "getHedgeFundInfo"}) is None
+
+
+class _FixedPlanner:
+    """A planner test double: the same plan for every query."""
+
+    def __init__(self, tools: list[str]):
+        self.tools = tools
+
+    def plan(self, query, tools):
+        return Plan(list(self.tools))
+
+    def describe(self):
+        return {"planner": "fixed"}
+
+
+def _agent(script, plan_mode, planned):
+    from toollearn.agents import ToolCallsAgent
+    from toollearn.engines import ScriptedEngine
+    from toollearn.envs import Environment
+
+    engine = ScriptedEngine(script)
+    env = Environment.simulated([WEATHER, FUND, RETURNS])
+    return engine, ToolCallsAgent(engine, env, plan=plan_mode, planner=_FixedPlanner(planned))
+
+
+def test_due_mode_offers_only_the_due_tool_one_call_a_turn_then_frees_the_turns():
+    from toollearn.decoding.tool_calls import tool_calls_constraint
+
+    info, returns = ('[{"name": "getHedgeFundInfo", "arguments": {}}]',
+                     '[{"name": "getHedgeFundReturns", "arguments": {}}]')  # fmt: skip
+    engine, agent = _agent(
+        [info, returns, "[]\nDone."], "due", ["getHedgeFundInfo", "getHedgeFundReturns"]
+    )
+    trace = agent.run("Info on the fund, then its returns.", [WEATHER, FUND, RETURNS])
+    assert [c.name for c in trace.calls] == ["getHedgeFundInfo", "getHedgeFundReturns"]
+    assert trace.steps[0].role == "planner" and trace.meta["plan"] == "due"
+    grammars = [r["constraint"].grammar for r in engine.requests]
+    # the first turn may still decline (no gate made the call sure); the second may not
+    assert grammars[0] == tool_calls_constraint([FUND], max_calls=1).grammar
+    assert grammars[1] == tool_calls_constraint([RETURNS], False, max_calls=1).grammar
+    assert grammars[2] == tool_calls_constraint([WEATHER, FUND, RETURNS]).grammar  # plan done
+
+
+def test_order_mode_keeps_later_planned_tools_back_and_the_reply_open():
+    from toollearn.decoding.tool_calls import tool_calls_constraint
+
+    weather = '[{"name": "getWeather", "arguments": {}}]'
+    engine, agent = _agent(
+        [weather, "[]\nDone."], "order", ["getHedgeFundInfo", "getHedgeFundReturns"]
+    )
+    trace = agent.run("Info on the fund, then its returns.", [WEATHER, FUND, RETURNS])
+    assert trace.meta["outcome"] == "answered"  # the model may still stop early
+    expected = tool_calls_constraint([WEATHER, FUND], max_calls=1).grammar  # not the returns
+    assert [r["constraint"].grammar for r in engine.requests] == [expected, expected]
+
+
+def test_a_plan_needs_a_known_mode():
+    from toollearn.agents import ToolCallsAgent
+    from toollearn.engines import ScriptedEngine
+
+    with pytest.raises(ValueError, match="plan must be one of"):
+        ToolCallsAgent(ScriptedEngine([]), plan="always")
