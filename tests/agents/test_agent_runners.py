@@ -119,15 +119,20 @@ def test_run_cli_passes_ask_again_on_repeat_to_the_general_agent(capsys):
         assert json.loads(capsys.readouterr().out)["meta"].get("ask_again_on_repeat") is on
 
 
-def test_run_cli_follows_the_call_plan_when_asked(capsys):
+def test_run_cli_follows_the_call_plan_by_default(capsys):
     """The real planner (the embedded MiniLM) before a scripted engine: one call a turn."""
     argv = ["run", "Convert 25 Celsius to Fahrenheit, then divide 10 by 2.", "--engine",
             "scripted", "--only", "convert_temperature,divide", "--no-gates", "--json"]  # fmt: skip
-    assert main([*argv, "--plan", "order"]) == 0
+    for extra, mode in (([], "due"), (["--plan", "order"], "order")):
+        assert main([*argv, *extra]) == 0
+        trace = json.loads(capsys.readouterr().out)
+        plan = trace["steps"][0]
+        assert plan["role"] == "planner"
+        assert plan["data"]["plan"] == ["convert_temperature", "divide"]
+        assert trace["meta"]["plan"] == mode and trace["meta"]["planner"] == "clauses"
+    assert main([*argv, "--plan", "none"]) == 0
     trace = json.loads(capsys.readouterr().out)
-    plan = trace["steps"][0]
-    assert (plan["role"], plan["data"]["plan"]) == ("planner", ["convert_temperature", "divide"])
-    assert trace["meta"]["plan"] == "order" and trace["meta"]["planner"] == "clauses"
+    assert "plan" not in trace["meta"] and all(s["role"] != "planner" for s in trace["steps"])
 
 
 def test_run_cli_the_gate_is_sure_unless_told_not_to_be(capsys):

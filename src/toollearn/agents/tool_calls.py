@@ -201,7 +201,8 @@ class ToolCallsAgent:
         if self.plan_mode is None or constraint is None or decision == "no call":
             return None
         plan = self.planner.plan(query, shown)
-        rec.add(Step("planner", "thought", ", ".join(plan.tools),
+        named = ", ".join(plan.tools) or "(none: no request is close enough to a tool)"
+        rec.add(Step("planner", "thought", named,
                      detail=f"{self.plan_mode}: one request's closest tool each, in order",
                      data={"plan": plan.tools, "requests": plan.requests}))  # fmt: skip
         return plan

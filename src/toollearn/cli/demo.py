@@ -263,12 +263,12 @@ def apps_demo(args: argparse.Namespace, engines: dict[str, Any]) -> None:
 
 def user_tools_demo(engine: Any) -> None:
     """The general tool-calling agent on the demo's real @tool functions, behind the shipped
-    call gate (as `toollearn run`)."""
+    call gate and following the query's call plan (as `toollearn run`)."""
     from toollearn.agents import ToolCallsAgent
     from toollearn.agents.show import format_trace
     from toollearn.envs.demo import demo_env
 
-    agent = ToolCallsAgent.gated(engine, demo_env(), max_steps=6)  # as `toollearn run`
+    agent = ToolCallsAgent.gated(engine, demo_env(), max_steps=6, plan="due")  # as `run`
     for query in USER_TOOL_QUERIES:
         print(format_trace(agent.run(query)), end="\n\n")
 

@@ -70,10 +70,11 @@ def register(subparsers: Any) -> None:
     p.add_argument("--ask-again-on-repeat", action="store_true",
                    help="tool-calls: a call list that repeats a call made before is generated "
                    "again without the repeated tools (results/agent-ask-again)")  # fmt: skip
-    p.add_argument("--plan", choices=("due", "order"),
-                   help="tool-calls: follow a call plan read off the query's requests "
-                   "(agents.clause_plan): one call a turn, only the due tool (due) or no "
-                   "later planned tool first (order)")  # fmt: skip
+    p.add_argument("--plan", choices=("due", "order", "none"), default="due",
+                   help="tool-calls: the call plan read off the query's requests "
+                   "(agents.clause_plan) it follows, one call a turn while planned tools are "
+                   "left: due (the default) offers only the due tool, order keeps later "
+                   "planned tools back, none follows no plan (results/agent-plan)")  # fmt: skip
     p.add_argument("--search-gate", action="store_true",
                    help="deer: the shipped search classifier (query embedding + length) decides "
                    "Search instead of the model (off by default: it also declines a few tool "
@@ -161,9 +162,9 @@ def build_agent(args: argparse.Namespace, env: Any) -> Any:
         )
     if args.agent == "multi-call":
         return agents.MultiCallAgent(engine(), env, constrained=constrained, **common)
+    plan = None if args.plan == "none" else args.plan
     options = {"constrained": constrained, "max_steps": args.max_steps,
-               "ask_again_on_repeat": args.ask_again_on_repeat, "plan": args.plan,
-               **common}  # fmt: skip
+               "ask_again_on_repeat": args.ask_again_on_repeat, "plan": plan, **common}  # fmt: skip
     if args.no_gates:
         return agents.ToolCallsAgent(engine(), env, **options)
     return agents.ToolCallsAgent.gated(engine(), env, threads=args.threads,
