@@ -71,7 +71,9 @@ def gold_episode(trajectory: Any) -> dict[str, Any]:
 
 
 def tool_calls_agent(engine: Any, opts: EpisodeOptions) -> Any:
-    """The general agent as `toollearn run` builds it; each episode simulates its own tools."""
+    """The general agent as `toollearn run` builds it, but for the call plan, followed only when
+    asked (`--plan`: runs made before it resume as they were); each episode simulates its own
+    tools."""
     from toollearn.agents.tool_calls import ToolCallsAgent
 
     options = {
