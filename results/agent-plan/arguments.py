@@ -48,28 +48,36 @@ def run_calls(record: dict) -> list[tuple[str, dict]]:
             if s["kind"] == "call" for c in s["calls"]]  # fmt: skip
 
 
-def score(run: Path, gold: dict[str, list]) -> tuple[float, float, int]:
+def score(run: Path, gold: dict[str, list]) -> tuple[float, float, float, int, int]:
+    """Arg F1 over every gold call, the share exact, Arg F1 over the calls whose tool is
+    right, and the two counts."""
     f1s: list[float] = []
+    matched: list[float] = []
     for line in (run / "predictions.jsonl").read_text().splitlines():
         record = json.loads(line)
         made = run_calls(record)
         for k, (name, args) in enumerate(gold[record["id"]]):
             right = k < len(made) and made[k][0] == name
             f1s.append(arg_f1(made[k][1], args) if right else 0.0)
+            if right:
+                matched.append(f1s[-1])
     exact = sum(f == 1.0 for f in f1s)
-    return 100 * sum(f1s) / len(f1s), 100 * exact / len(f1s), len(f1s)
+    mean = lambda xs: 100 * sum(xs) / len(xs) if xs else 0.0  # noqa: E731
+    return mean(f1s), 100 * exact / len(f1s), mean(matched), len(f1s), len(matched)
 
 
 def main() -> None:
-    print("| split | run | gold calls | Arg F1 (position-matched) | every argument exact |")
-    print("|---|---|---:|---:|---:|")
+    print("| split | run | gold calls | Arg F1 (position-matched) | every argument exact | "
+          "calls with the gold tool | their Arg F1 |")  # fmt: skip
+    print("|---|---|---:|---:|---:|---:|---:|")
     for split, (file, prefix) in SPLITS.items():
         gold = {t.id: gold_calls(t) for t in read_trajectories(file)}
         for name in RUNS.get(split, ["agent-r4-all-sure-call"]) + [
             "agent-r4-all-sure-call-plan-due"
         ]:
-            f1, exact, n = score(EP / f"{prefix}{name}", gold)
-            print(f"| {split} | {prefix}{name} | {n} | {f1:.1f} | {exact:.1f} |")
+            f1, exact, f1_right, n, right = score(EP / f"{prefix}{name}", gold)
+            print(f"| {split} | {prefix}{name} | {n} | {f1:.1f} | {exact:.1f} | {right} | "
+                  f"{f1_right:.1f} |")  # fmt: skip
 
 
 if __name__ == "__main__":
