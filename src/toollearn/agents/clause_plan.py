@@ -24,17 +24,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from toollearn.agents.tool_filter import MIN_CLAUSE_CHARS, STEP_WORDS, cosines
 from toollearn.core.types import Tool
 
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
-_STEP_WORD = re.compile(r"\b(?:and then|then|after that|also|additionally|finally|next)\b", re.I)
+_STEP_WORD = re.compile(STEP_WORDS, re.I)
 _VERBS = (
     "retrieve|get|fetch|find|search|look up|calculate|compute|create|add|update|delete|remove|"
     "send|check|generate|analyze|book|list|translate|convert|submit|schedule|cancel|track|set|"
     "estimate|predict|play|make|show|provide|give|tell"
 )
 _AND_VERB = re.compile(rf",?\s+and\s+(?=(?:{_VERBS})\b)", re.I)
-MIN_REQUEST_CHARS = 9
 MODES = ("due", "order")
 
 
@@ -52,7 +52,7 @@ def requests(query: str) -> list[str]:
         for step in _STEP_WORD.split(sentence)
         for part in _AND_VERB.split(step)
     ]
-    return [p for p in parts if len(p) >= MIN_REQUEST_CHARS] or [query]
+    return [p for p in parts if len(p) >= MIN_CLAUSE_CHARS] or [query]
 
 
 @dataclass
@@ -80,13 +80,10 @@ class ClausePlanner:
         self.encoder = CachingEncoder(MiniLMEncoder(path=model, threads=threads))
 
     def plan(self, query: str, tools: Sequence[Tool]) -> Plan:
-        from toollearn.retrieval.text import tool_text
-
         if not tools:
             return Plan([])
         parts = requests(query)
-        vecs = self.encoder.encode([*parts, *(tool_text(t) for t in tools)])
-        sims = vecs[: len(parts)] @ vecs[len(parts) :].T
+        sims = cosines(self.encoder, parts, tools)
         names: list[str] = []
         asked: list[dict[str, Any]] = []
         for part, row in zip(parts, sims):

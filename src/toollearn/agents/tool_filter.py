@@ -37,9 +37,8 @@ from toollearn.agents.missing_calls import add_missing
 from toollearn.agents.word_spans import cut_words
 from toollearn.core.types import Tool
 
-_CLAUSE_BREAK = re.compile(
-    r"(?<=[.!?])\s+|\b(?:and then|then|after that|also|additionally|finally|next)\b", re.I
-)
+STEP_WORDS = r"\b(?:and then|then|after that|also|additionally|finally|next)\b"
+_CLAUSE_BREAK = re.compile(rf"(?<=[.!?])\s+|{STEP_WORDS}", re.I)
 _RESPONSE = re.compile(r"API_call_\d+")
 MIN_CLAUSE_CHARS = 9
 
@@ -48,6 +47,14 @@ def clauses(query: str) -> list[str]:
     """The query's requests, one per sentence or "then"/"also"/... part; the query if none."""
     parts = [p.strip() for p in _CLAUSE_BREAK.split(query) if p and p.strip()]
     return [p for p in parts if len(p) >= MIN_CLAUSE_CHARS] or [query]
+
+
+def cosines(encoder: Any, texts: Sequence[str], tools: Sequence[Tool]) -> Any:
+    """Each text's cosine with each tool's indexed text (texts x tools)."""
+    from toollearn.retrieval.text import tool_text
+
+    vecs = encoder.encode([*texts, *(tool_text(t) for t in tools)])
+    return vecs[: len(texts)] @ vecs[len(texts) :].T
 
 
 @dataclass
@@ -75,11 +82,8 @@ class ToolFilter:
 
     def similarities(self, query: str, tools: Sequence[Tool]) -> tuple[list[str], Any]:
         """The query's clauses and their cosine with each tool (clauses x tools)."""
-        from toollearn.retrieval.text import tool_text
-
         parts = clauses(query)
-        vecs = self.encoder.encode([*parts, *(tool_text(t) for t in tools)])
-        return parts, vecs[: len(parts)] @ vecs[len(parts) :].T
+        return parts, cosines(self.encoder, parts, tools)
 
     def support(self, query: str, tools: Sequence[Tool]) -> dict[str, float]:
         """Each tool's best margin over the top tool of a clause (0 = top of some clause)."""
