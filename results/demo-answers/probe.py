@@ -1,8 +1,9 @@
 """Does the general agent's reply state the right result? The demo's 14 answerable tasks
 (`envs.demo.DEMO_TASKS`, real Python tools, never in any training data), each run with
 `toollearn run QUERY --only TOOLS --json --engine ENGINE` (tools executed, not simulated;
-`--all-tools`: all 9 demo tools shown instead of the task's 2 or 3; `--plan MODE`: the agent
-follows the query's call plan, `toollearn run --plan MODE`).
+`--all-tools`: all 9 demo tools shown instead of the task's 2 or 3; `--plan due|order`: the
+agent follows the query's call plan, `toollearn run --plan MODE`; the default, `none`, runs
+without one, as every probe before the plan, though `toollearn run` plans by default now).
 
 The reference values are the ones the task's answer template names (`{1}`, `{0[condition]}`),
 computed by running its reference plan on the same tools. A reply is right when it states
@@ -58,11 +59,9 @@ def states(reply: str, value: str) -> bool:
     return any(round(float(n), 2) == want for n in NUMBER.findall(reply.replace(",", "")))
 
 
-def run_task(
-    task: Any, engine: str, all_tools: bool = False, plan: str | None = None
-) -> dict[str, Any]:
+def run_task(task: Any, engine: str, all_tools: bool = False, plan: str = "none") -> dict[str, Any]:
     only = [] if all_tools else ["--only", ",".join(task.tools)]
-    only += ["--plan", plan] if plan else []
+    only += ["--plan", plan]
     cmd = [sys.executable, "-m", "toollearn", "run", task.query, *only,
            "--engine", engine, "--threads", "1", "--json"]  # fmt: skip
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
@@ -86,7 +85,8 @@ def main() -> int:
     ap.add_argument(
         "--all-tools", action="store_true", help="show all 9 demo tools, not the task's"
     )
-    ap.add_argument("--plan", choices=("due", "order"), help="toollearn run --plan MODE")
+    ap.add_argument("--plan", choices=("due", "order", "none"), default="none",
+                    help="toollearn run --plan MODE (default: none)")  # fmt: skip
     args = ap.parse_args()
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -97,7 +97,7 @@ def main() -> int:
             f.write(json.dumps(row) + "\n")
     scored = [r for r in rows if "error" not in r]
     summary = {"engine": args.engine, "all_tools": args.all_tools, "tasks": len(rows),
-               **({"plan": args.plan} if args.plan else {}),
+               **({"plan": args.plan} if args.plan != "none" else {}),
                "errors": len(rows) - len(scored),
                "gold_calls": sum(r["gold_calls_made"] for r in scored),
                "reply_right": sum(r["reply_right"] for r in scored),
