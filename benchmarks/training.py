@@ -12,7 +12,9 @@ bf16 autocast on a processor without bf16 instructions is emulated (and `toollea
 then uses fp32); the benchmark forces it anyway so the table says what it would cost.
 
     python benchmarks/training.py --steps 6 --batch-size 4
-Writes benchmarks/results/training.json and training.md.
+Writes benchmarks/results/training.json and training.md. `training-1-thread.md` is
+`--only 2,3 --threads 1 --out DIR` on the same machine (renamed): one thread gives 0.6-0.65x
+of two for one job, so two 1-thread jobs side by side beat one 2-thread job by about 1.2x.
 """
 
 from __future__ import annotations
