@@ -14,8 +14,9 @@ then uses fp32); the benchmark forces it anyway so the table says what it would 
     python benchmarks/training.py --steps 6 --batch-size 4
 Writes benchmarks/results/training.json and training.md. `training-1-thread.md` is
 `--only 2,3 --threads 1 --out DIR` on the same machine (renamed): one thread gives 0.6-0.65x
-of two for one job, so two 1-thread jobs side by side may do up to 1.2-1.3x the work of one
-2-thread job (not measured side by side, where they share the memory bus).
+of two for one job. `training-side-by-side.md`: two such 1-thread runs of variant 3 started
+together made 172 tokens/s each, 344 together, against 326-353 for one 2-thread run: no gain
+from splitting the cores between two training jobs on this machine.
 """
 
 from __future__ import annotations
