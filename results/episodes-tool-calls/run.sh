@@ -19,7 +19,10 @@
 # data) into dev-NAME instead; SPLIT=fresh runs 200 fresh held-out trajectories
 # (results/datagen/umi-fresh-test: `datagen umi --seed 1`, none of their queries in the test or
 # dev sets) into fresh-NAME, the test that settled r4-all against r6-close; SPLIT=fresh2 the
-# second fresh set (results/datagen/umi-fresh-test-2, for r8-mixed) into fresh2-NAME.
+# second fresh set (results/datagen/umi-fresh-test-2, for r8-mixed) into fresh2-NAME; SPLIT=fresh3
+# the third (results/datagen/umi-fresh-test-3, for agent-mix-r4-r8: `toollearn export mix` of
+# r4-all's and r8-mixed's adapters at 0.5 / 0.5, in runs/train/tools-135m-agent-mix-r4-r8) into
+# fresh3-NAME.
 # The runs made before the call gate's sure-call threshold (2026-11-29) pass --no-sure-call so
 # they run as they did; NAME-sure-call runs NAME's engine with it (the default now), and
 # NAME-rerun runs NAME again into a new folder (agent-r4-all-rerun: the same run on this machine).
@@ -37,6 +40,8 @@ elif [[ ${SPLIT:-test} == fresh ]]; then
   FILE=results/datagen/umi-fresh-test/trajectories_test.json PREFIX=fresh-
 elif [[ ${SPLIT:-test} == fresh2 ]]; then
   FILE=results/datagen/umi-fresh-test-2/trajectories_test.json PREFIX=fresh2-
+elif [[ ${SPLIT:-test} == fresh3 ]]; then
+  FILE=results/datagen/umi-fresh-test-3/trajectories_test.json PREFIX=fresh3-
 fi
 AGENT=runs/train/tools-135m-agent/adapter.gguf
 mkdir -p runs/logs
@@ -69,7 +74,8 @@ for name in "${names[@]}"; do
     tuned) episodes "$name" tuned ;;
     base) episodes "$name" base ;;
     agent) episodes "$name" "tuned:src/toollearn/models/tools-135m.gguf+$AGENT" ;;
-    agent-r4 | agent-r4-all | agent-r4-varied | agent-r5-natural | agent-r6-close | agent-r7-close-lr1e4 | agent-r8-mixed)
+    agent-r4 | agent-r4-all | agent-r4-varied | agent-r5-natural | agent-r6-close | agent-r7-close-lr1e4 | agent-r8-mixed \
+      | agent-mix-r4-r8)
       episodes "$name" "tuned:src/toollearn/models/tools-135m.gguf+runs/train/tools-135m-$adapter/adapter.gguf" ;;
     gpu-r16 | gpu-r4)
       episodes "$name" "tuned:src/toollearn/models/tools-135m.gguf+runs/train/agent-${adapter}-all/adapter.gguf" ;;
