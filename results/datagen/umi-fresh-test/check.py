@@ -1,9 +1,9 @@
 """A fresh trajectory test set against the sets it must not repeat: its queries, exact and near
 copies (datagen.leakage.QueryIndex: word trigrams, the leakage reports' 0.7), against the
 held-out test set (results/datagen/umi), the dev set (results/umi-stop-gate/dev-set) and, for
-a later fresh set, the earlier ones (this folder's, umi-fresh-test-2); the tools it shows, against the old test's
-(the same 109 held-out tools) and dev's (training tools: none may be shown); and each set's
-tasks by gold calls (give-ups apart). Exit 1 on any repeat.
+a later fresh set, the earlier ones (this folder's, umi-fresh-test-2); the tools it shows,
+against the old test's (the same 109 held-out tools) and dev's (training tools: none may be
+shown); and each set's tasks by gold calls (give-ups apart). Exit 1 on any repeat.
     python results/datagen/umi-fresh-test/check.py [FRESH_FILE]"""
 
 from __future__ import annotations

@@ -53,6 +53,12 @@ def register(subparsers: Any) -> None:
     g.add_argument("--dtype", choices=("f16", "f32", "q8_0"), default="f16",
                    help="f16 or f32 for an adapter, f16 or q8_0 for --merged")  # fmt: skip
     g.set_defaults(func=run_export)
+    m = esub.add_parser("mix", help="GGUF LoRA adapters of one base mixed into one adapter "
+                        "(the weighted sum of their deltas)")  # fmt: skip
+    m.add_argument("adapters", nargs="+", metavar="ADAPTER[=WEIGHT]",
+                   help="GGUF LoRA files, each with its weight (default: equal)")  # fmt: skip
+    m.add_argument("--out", required=True, help="the mixed GGUF LoRA to write")
+    m.set_defaults(func=run_mix)
 
 
 def run_train(args: argparse.Namespace) -> int:
@@ -133,6 +139,23 @@ def run_export(args: argparse.Namespace) -> int:
     path = export_lora_gguf(adapter, out, args.dtype)
     print(f"wrote {path} ({path.stat().st_size / 1e6:.1f} MB); serve it with "
           f"--engine llama@{path}")  # fmt: skip
+    return 0
+
+
+def run_mix(args: argparse.Namespace) -> int:
+    from toollearn.training.export import mix_lora_gguf
+
+    from toollearn.core.errors import DataError
+
+    default = 1.0 / len(args.adapters)
+    try:
+        pairs = [_dataset(a) if "=" in a else (a, default) for a in args.adapters]
+    except ValueError as exc:
+        raise DataError(f"a weight is not a number ({exc}); write ADAPTER=0.5") from None
+    path = mix_lora_gguf(pairs, args.out)
+    mix = ", ".join(f"{w:g} x {a}" for a, w in pairs)
+    print(f"wrote {path} ({path.stat().st_size / 1e6:.1f} MB): {mix}; serve it on the adapters' "
+          f"base, e.g. --engine tuned:BASE.gguf+{path}")  # fmt: skip
     return 0
 
 

@@ -43,8 +43,9 @@ def with_merged(base: str | Path, adapters: Sequence[str | Path]) -> Path:
     return target
 
 
-def lora_deltas(adapter: Path) -> dict[str, Any]:
-    """{base tensor name: (alpha / r) * B @ A as float32 (out x in)} of a GGUF LoRA."""
+def lora_parts(adapter: Path) -> tuple[dict[str, tuple[Any, Any]], float | None]:
+    """({base tensor name: (A as float32 r x in, B as float32 out x r)}, alpha or None) of a
+    GGUF LoRA."""
     import numpy as np
     from gguf import GGUFReader
 
@@ -59,15 +60,23 @@ def lora_deltas(adapter: Path) -> dict[str, Any]:
         if part not in ("lora_a", "lora_b"):
             raise EngineError(f"{adapter}: unexpected tensor {t.name}")
         parts.setdefault(name, {})[part] = np.asarray(t.data, dtype=np.float32)
-    deltas = {}
+    pairs = {}
     for name, ab in parts.items():
         if set(ab) != {"lora_a", "lora_b"}:
             raise EngineError(f"{adapter}: {name} lacks lora_a or lora_b")
-        a, b = ab["lora_a"], ab["lora_b"]  # a: r x in, b: out x r
-        rank = a.shape[0]
-        alpha = float(alpha_field.contents()) if alpha_field is not None else float(rank)
-        deltas[name] = (alpha / rank) * (b @ a)
-    return deltas
+        pairs[name] = (ab["lora_a"], ab["lora_b"])
+    return pairs, float(alpha_field.contents()) if alpha_field is not None else None
+
+
+def lora_scale(alpha: float | None, rank: int) -> float:
+    """llama.cpp's scale of a LoRA tensor pair: alpha / r (1 when the file sets no alpha)."""
+    return alpha / rank if alpha is not None else 1.0
+
+
+def lora_deltas(adapter: Path) -> dict[str, Any]:
+    """{base tensor name: (alpha / r) * B @ A as float32 (out x in)} of a GGUF LoRA."""
+    pairs, alpha = lora_parts(adapter)
+    return {name: lora_scale(alpha, a.shape[0]) * (b @ a) for name, (a, b) in pairs.items()}
 
 
 def merge(base: Path, adapters: Sequence[Path], target: Path) -> None:

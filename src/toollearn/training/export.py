@@ -121,3 +121,48 @@ def export_merged_gguf(
                 delta = scale * (tensors[f"{base}.lora_b"] @ tensors[name])
                 deltas[base] = deltas[base] + delta if base in deltas else delta
     return write_merged(Path(base_gguf), deltas, Path(out), dtype)
+
+
+def mix_lora_gguf(adapters: Sequence[tuple[str | Path, float]], out: str | Path) -> Path:
+    """One GGUF LoRA whose delta is the weighted sum of the adapters' deltas, sum w * (alpha / r)
+    * B @ A, exactly: the ranks are concatenated (PEFT's `add_weighted_adapter` with
+    `combination_type="cat"`), each adapter's weight and scale folded into its B rows. Two
+    adapters trained on the same base at weights 0.5 / 0.5 give their average; the file records
+    its sources and weights (`toollearn.mix`). Returns its path."""
+    import gguf
+    import numpy as np
+
+    from toollearn.engines.llama_merge import lora_parts, lora_scale
+    from toollearn.engines.provenance import sha256_file
+
+    if not adapters:
+        raise DataError("a mix needs at least one adapter")
+    blocks: dict[str, list[tuple[Any, Any]]] = {}  # tensor -> [(A, scaled B)]
+    sources = []
+    for path, weight in adapters:
+        path = Path(path)
+        if not path.is_file():
+            raise DataError("adapter not found", str(path))
+        pairs, alpha = lora_parts(path)
+        for name, (a, b) in pairs.items():
+            blocks.setdefault(name, []).append((a, b * (weight * lora_scale(alpha, a.shape[0]))))
+        sources.append({"file": str(path), "sha256": sha256_file(path), "weight": weight})
+    ranks = {name: sum(a.shape[0] for a, _ in parts) for name, parts in blocks.items()}
+    alpha = float(max(ranks.values()))  # llama.cpp scales each pair by alpha / its rank
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    writer = gguf.GGUFWriter(str(out), "llama")
+    writer.add_string("general.type", "adapter")
+    writer.add_string("adapter.type", "lora")
+    writer.add_float32("adapter.lora.alpha", alpha)
+    writer.add_string("toollearn.mix", json.dumps(sources))
+    for name in sorted(blocks):
+        a = np.concatenate([a for a, _ in blocks[name]], axis=0)
+        b = np.concatenate([b for _, b in blocks[name]], axis=1) * (ranks[name] / alpha)
+        writer.add_tensor(f"{name}.lora_a", a.astype(np.float16))
+        writer.add_tensor(f"{name}.lora_b", b.astype(np.float16))
+    writer.write_header_to_file()
+    writer.write_kv_data_to_file()
+    writer.write_tensors_to_file()
+    writer.close()
+    return out
