@@ -20,9 +20,9 @@
 # (results/datagen/umi-fresh-test: `datagen umi --seed 1`, none of their queries in the test or
 # dev sets) into fresh-NAME, the test that settled r4-all against r6-close; SPLIT=fresh2 the
 # second fresh set (results/datagen/umi-fresh-test-2, for r8-mixed) into fresh2-NAME; SPLIT=fresh3
-# the third (results/datagen/umi-fresh-test-3, for agent-mix-r4-r8: `toollearn export mix` of
-# r4-all's and r8-mixed's adapters at 0.5 / 0.5, in runs/train/tools-135m-agent-mix-r4-r8) into
-# fresh3-NAME.
+# the third (results/datagen/umi-fresh-test-3, for the mixes of r4-all's and r8-mixed's adapters:
+# `toollearn export mix` at 0.5 / 0.5 into runs/train/tools-135m-agent-mix-r4-r8, agent-mix-r4-r8,
+# and at 0.25 / 0.75 into runs/train/tools-135m-agent-mix-r8-75, agent-mix-r8-75) into fresh3-NAME.
 # The runs made before the call gate's sure-call threshold (2026-11-29) pass --no-sure-call so
 # they run as they did; NAME-sure-call runs NAME's engine with it (the default now), and
 # NAME-rerun runs NAME again into a new folder (agent-r4-all-rerun: the same run on this machine).
@@ -75,7 +75,7 @@ for name in "${names[@]}"; do
     base) episodes "$name" base ;;
     agent) episodes "$name" "tuned:src/toollearn/models/tools-135m.gguf+$AGENT" ;;
     agent-r4 | agent-r4-all | agent-r4-varied | agent-r5-natural | agent-r6-close | agent-r7-close-lr1e4 | agent-r8-mixed \
-      | agent-mix-r4-r8)
+      | agent-mix-r4-r8 | agent-mix-r8-75)
       episodes "$name" "tuned:src/toollearn/models/tools-135m.gguf+runs/train/tools-135m-$adapter/adapter.gguf" ;;
     gpu-r16 | gpu-r4)
       episodes "$name" "tuned:src/toollearn/models/tools-135m.gguf+runs/train/agent-${adapter}-all/adapter.gguf" ;;

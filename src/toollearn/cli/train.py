@@ -143,9 +143,8 @@ def run_export(args: argparse.Namespace) -> int:
 
 
 def run_mix(args: argparse.Namespace) -> int:
-    from toollearn.training.export import mix_lora_gguf
-
     from toollearn.core.errors import DataError
+    from toollearn.training.export import mix_lora_gguf
 
     default = 1.0 / len(args.adapters)
     try:
