@@ -4,8 +4,11 @@ For each held-out trajectory the planner lists each query request's closest show
 request order; printed per split: how often that is exactly the gold sequence, on the
 trajectories that give up (gold: no call, or the calls before giving up) and on the rest.
 `--min-similarity` values are compared on dev only; the default was chosen there.
+`--distinct-margin` values ("-": none) are compared the same way (`ClausePlanner`'s option).
 
     python results/agent-plan/plan_probe.py --splits dev > results/agent-plan/plan_probe_dev.md
+    python results/agent-plan/plan_probe.py --splits dev test fresh fresh2 fresh3 \
+        --distinct-margin - 0.06 > results/agent-plan/plan_probe_distinct.md
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ FILES = {
     "test": "results/datagen/umi/trajectories_test.json",
     "fresh": "results/datagen/umi-fresh-test/trajectories_test.json",
     "fresh2": "results/datagen/umi-fresh-test-2/trajectories_test.json",
+    "fresh3": "results/datagen/umi-fresh-test-3/trajectories_test.json",
 }
 
 
@@ -28,13 +32,19 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--splits", nargs="+", default=["dev"], choices=sorted(FILES))
     ap.add_argument("--min-similarity", type=float, nargs="+", default=[0.35])
+    ap.add_argument("--distinct-margin", nargs="+", default=["-"])
     args = ap.parse_args()
-    planners = {m: ClausePlanner(min_similarity=m) for m in args.min_similarity}
-    print("| split | min similarity | trajectories | plan = gold | no give-up: plan = gold | "
-          "give-up: plan = gold |\n|---|---:|---:|---:|---:|---:|")  # fmt: skip
+    planners = {
+        (m, d): ClausePlanner(min_similarity=m, distinct_margin=None if d == "-" else float(d))
+        for m in args.min_similarity
+        for d in args.distinct_margin
+    }
+    print("| split | min similarity | distinct margin | trajectories | plan = gold | "
+          "no give-up: plan = gold | give-up: plan = gold |\n"
+          "|---|---:|---:|---:|---:|---:|---:|")  # fmt: skip
     for split in args.splits:
         trajectories = list(read_trajectories(FILES[split]))
-        for m, planner in planners.items():
+        for (m, d), planner in planners.items():
             right = {True: [0, 0], False: [0, 0]}
             for traj in trajectories:
                 gold = gold_episode(traj)
@@ -43,7 +53,7 @@ def main() -> None:
                 right[gold["give_up"]][1] += 1
             ok, gu = right[False], right[True]
             print(
-                f"| {split} | {m} | {len(trajectories)} | {ok[0] + gu[0]} | "
+                f"| {split} | {m} | {d} | {len(trajectories)} | {ok[0] + gu[0]} | "
                 f"{ok[0]} of {ok[1]} | {gu[0]} of {gu[1]} |"
             )
 
