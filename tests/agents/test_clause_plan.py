@@ -40,6 +40,26 @@ def test_the_planner_orders_tools_as_the_query_asks_and_skips_preambles():
     assert plan.due({"getHedgeFundReturns", "getHedgeFundInfo"}) is None
 
 
+def test_a_distinct_margin_gives_a_close_second_request_its_own_tool():
+    ownership = Tool("getPropertyOwnership", "Retrieve property ownership information", _NO_PARAMS)
+    rights = Tool("getPropertyRights", "Retrieve information about property rights", _NO_PARAMS)
+    query = ("I have a few tasks. First, retrieve property ownership information for property "
+             "address canvas and (property type: industrial). Finally, retrieve information "
+             "about property rights setting the property id to A2431, with property type "
+             "land and passing the resulting owner contact as the owner name.")  # fmt: skip
+    tools = [WEATHER, FUND, rights, ownership]
+    assert ClausePlanner().plan(query, tools).tools == ["getPropertyOwnership"]  # merged
+    distinct = ClausePlanner(distinct_margin=0.06)
+    plan = distinct.plan(query, tools)
+    assert plan.tools == ["getPropertyOwnership", "getPropertyRights"]
+    assert [r["tool"] for r in plan.requests[1:]] == plan.tools
+    assert distinct.describe()["distinct_margin"] == 0.06
+    assert "distinct_margin" not in ClausePlanner().describe()
+    # one tool asked twice by name has no neighbour within the margin: still one step
+    twice = "First, get the weather in Oslo. Then get the weather in Cairo."
+    assert distinct.plan(twice, [WEATHER, FUND, RETURNS]).tools == ["getWeather"]
+
+
 class _FixedPlanner:
     """A planner test double: the same plan for every query."""
 

@@ -9,7 +9,11 @@ that full stop ended a quoted value; then "then" / "next" / "also" / ... and ", 
 inside them), and `ClausePlanner.plan` gives each request the shown tool its text is closest
 to (the embedded MiniLM, as `agents.tool_filter` reads clauses), in request order, a tool
 asked twice listed once. A request whose closest tool is below `min_similarity` ("I have a few
-tasks.") asks for none.
+tasks.") asks for none. With `distinct_margin`, a request whose closest tool an earlier request
+already took gets the closest tool not yet planned instead, when that one is at most the margin
+further ("property rights" and "property ownership" both closest to `getPropertyOwnership`);
+a tool asked twice by name ("the weather in Oslo ... the weather in Cairo") has no neighbour
+that close and stays one step.
 
 `agents.tool_calls.ToolCallsAgent(plan=...)` follows it: until every planned tool has been
 called, each turn may call only the due one (`"due"`), or the due one and any tool outside the
@@ -72,11 +76,12 @@ class ClausePlanner:
 
     def __init__(
         self, min_similarity: float = 0.35, model: str | Path | None = None,
-        threads: int | None = 1,
+        threads: int | None = 1, distinct_margin: float | None = None,
     ):  # fmt: skip
         from toollearn.retrieval.dense import CachingEncoder, MiniLMEncoder
 
         self.min_similarity = min_similarity
+        self.distinct_margin = distinct_margin
         self.encoder = CachingEncoder(MiniLMEncoder(path=model, threads=threads))
 
     def plan(self, query: str, tools: Sequence[Tool]) -> Plan:
@@ -87,7 +92,7 @@ class ClausePlanner:
         names: list[str] = []
         asked: list[dict[str, Any]] = []
         for part, row in zip(parts, sims):
-            best = int(row.argmax())
+            best = self._pick(row, tools, names)
             score = round(float(row[best]), 4)
             tool = tools[best].name if score >= self.min_similarity else None
             asked.append({"request": part, "tool": tool, "similarity": score})
@@ -95,6 +100,21 @@ class ClausePlanner:
                 names.append(tool)
         return Plan(names, asked)
 
+    def _pick(self, row: Any, tools: Sequence[Tool], planned: list[str]) -> int:
+        """The request's tool: its closest, or with `distinct_margin` the closest not planned
+        yet where the closest is planned and that one is within the margin."""
+        best = int(row.argmax())
+        if self.distinct_margin is None or tools[best].name not in planned:
+            return best
+        free = [i for i in range(len(tools)) if tools[i].name not in planned]
+        if not free:
+            return best
+        alt = max(free, key=lambda i: float(row[i]))
+        return alt if float(row[best] - row[alt]) <= self.distinct_margin else best
+
     def describe(self) -> dict[str, Any]:
-        return {"planner": "clauses", "encoder": self.encoder.model_id,
-                "min_similarity": self.min_similarity}  # fmt: skip
+        out = {"planner": "clauses", "encoder": self.encoder.model_id,
+               "min_similarity": self.min_similarity}  # fmt: skip
+        if self.distinct_margin is not None:
+            out["distinct_margin"] = self.distinct_margin
+        return out

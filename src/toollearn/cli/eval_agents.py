@@ -215,6 +215,10 @@ def register_eval(eval_sub: Any) -> None:
                    help="tool-calls: follow a call plan read off the query's requests "
                    "(agents.clause_plan): one call a turn, only the due tool (due) or no "
                    "later planned tool first (order)")  # fmt: skip
+    e.add_argument("--plan-margin", type=float, default=None, metavar="COSINE",
+                   help="tool-calls, with --plan: a request whose closest tool is planned "
+                   "already gets the closest unplanned tool within this cosine margin "
+                   "(ClausePlanner distinct_margin; default: the planner's)")  # fmt: skip
     add_role_args(e)
     e.add_argument("--free", action="store_true",
                    help="no grammars (default: the planner's role choice and the caller's "
@@ -567,7 +571,10 @@ def run_episodes_cli(args: argparse.Namespace) -> int:
     opts = episodes.EpisodeOptions(not args.free, args.max_steps or episodes.MAX_STEPS, args.seed,
                                    args.stop_threshold, args.agent, not args.no_gates,
                                    not (args.no_gates or args.no_sure_call),
-                                   args.ask_again_on_repeat, args.plan)  # fmt: skip
+                                   args.ask_again_on_repeat, args.plan,
+                                   args.plan_margin)  # fmt: skip
+    if args.plan_margin is not None and not args.plan:
+        raise SystemExit("--plan-margin is for a run with --plan")
     config = {"benchmark": "episodes", "file": "builtin:demo" if args.file is None else str(file),
               "limit": args.limit, "engines": specs, "seed": args.seed,
               "constrained": opts.constrained, "max_steps": opts.max_steps}  # fmt: skip
@@ -581,6 +588,8 @@ def run_episodes_cli(args: argparse.Namespace) -> int:
             config["ask_again_on_repeat"] = True
         if opts.plan:
             config["plan"] = opts.plan
+        if opts.plan_margin is not None:
+            config["plan_margin"] = opts.plan_margin
     writer = RunWriter(Path(args.out), with_shard(config, shard))
     roles = load_engines(specs, args.threads, **llama_flags(args))
     writer.record_engine(roles)

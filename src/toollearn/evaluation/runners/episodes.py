@@ -39,7 +39,8 @@ class EpisodeOptions:
     gate (agents.stop_gate; None: greedy), which agent, whether the general agent asks the
     shipped call gate first, whether that gate's sure-call threshold makes it call, and
     whether a call list that repeats a call is asked again without the repeated tools, and
-    the call plan it follows (`agents.clause_plan`; None: none)."""
+    the call plan it follows (`agents.clause_plan`; None: none) and the plan's distinct margin
+    (`ClausePlanner(distinct_margin=)`; None: the planner's default)."""
 
     constrained: bool = True
     max_steps: int = MAX_STEPS
@@ -50,6 +51,7 @@ class EpisodeOptions:
     sure_call: bool = True
     ask_again_on_repeat: bool = False
     plan: str | None = None
+    plan_margin: float | None = None
 
     def __post_init__(self) -> None:
         if self.agent not in AGENTS:
@@ -83,6 +85,10 @@ def tool_calls_agent(engine: Any, opts: EpisodeOptions) -> Any:
         "ask_again_on_repeat": opts.ask_again_on_repeat,
         "plan": opts.plan,
     }
+    if opts.plan and opts.plan_margin is not None:
+        from toollearn.agents.clause_plan import ClausePlanner
+
+        options["planner"] = ClausePlanner(distinct_margin=opts.plan_margin)
     if opts.call_gate:
         return ToolCallsAgent.gated(engine, sure_call=opts.sure_call, **options)
     return ToolCallsAgent(engine, **options)

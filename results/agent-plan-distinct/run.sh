@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# The shipped general agent (tuned-agent behind the call gate with its sure call, following the
+# query's call plan: `--plan due`) with and without the plan's distinct margin (--plan-margin
+# 0.06, chosen on dev's plans alone: results/agent-plan/plan_probe_distinct.md), on the held-out
+# episodes whose plan the margin changes (results/agent-plan/distinct_subset.py: the only ones
+# it can change). Each set's subset runs twice on this machine: SET-plain (no margin) and SET.
+#   bash results/agent-plan-distinct/run.sh [SET...]
+set -euo pipefail
+source .venv/bin/activate
+HERE=results/agent-plan-distinct MARGIN=0.06
+declare -A FILES=(
+  [dev]=results/umi-stop-gate/dev-set/trajectories_dev.json
+  [test]=results/datagen/umi/trajectories_test.json
+  [fresh]=results/datagen/umi-fresh-test/trajectories_test.json
+  [fresh2]=results/datagen/umi-fresh-test-2/trajectories_test.json
+  [fresh3]=results/datagen/umi-fresh-test-3/trajectories_test.json
+)
+mkdir -p runs/agent-plan-distinct
+for set in ${*:-dev test fresh fresh2 fresh3}; do
+  subset=runs/agent-plan-distinct/$set.json
+  python results/agent-plan/distinct_subset.py "${FILES[$set]}" $MARGIN "$subset"
+  toollearn eval episodes --agent tool-calls --engine tuned-agent --threads 1 --plan due \
+    --file "$subset" --out "$HERE/$set-plain"
+  toollearn eval episodes --agent tool-calls --engine tuned-agent --threads 1 --plan due \
+    --plan-margin $MARGIN --file "$subset" --out "$HERE/$set"
+done
