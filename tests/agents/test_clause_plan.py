@@ -48,13 +48,15 @@ def test_a_distinct_margin_gives_a_close_second_request_its_own_tool():
              "about property rights setting the property id to A2431, with property type "
              "land and passing the resulting owner contact as the owner name.")  # fmt: skip
     tools = [WEATHER, FUND, rights, ownership]
-    assert ClausePlanner().plan(query, tools).tools == ["getPropertyOwnership"]  # merged
-    distinct = ClausePlanner(distinct_margin=0.06)
+    for off in (None, -1.0):  # without the margin the two requests merge into one step
+        planner = ClausePlanner(distinct_margin=off)
+        assert planner.plan(query, tools).tools == ["getPropertyOwnership"]
+        assert "distinct_margin" not in planner.describe()
+    distinct = ClausePlanner()  # the default margin, 0.06
     plan = distinct.plan(query, tools)
     assert plan.tools == ["getPropertyOwnership", "getPropertyRights"]
     assert [r["tool"] for r in plan.requests[1:]] == plan.tools
     assert distinct.describe()["distinct_margin"] == 0.06
-    assert "distinct_margin" not in ClausePlanner().describe()
     # one tool asked twice by name has no neighbour within the margin: still one step
     twice = "First, get the weather in Oslo. Then get the weather in Cairo."
     assert distinct.plan(twice, [WEATHER, FUND, RETURNS]).tools == ["getWeather"]

@@ -9,11 +9,12 @@ that full stop ended a quoted value; then "then" / "next" / "also" / ... and ", 
 inside them), and `ClausePlanner.plan` gives each request the shown tool its text is closest
 to (the embedded MiniLM, as `agents.tool_filter` reads clauses), in request order, a tool
 asked twice listed once. A request whose closest tool is below `min_similarity` ("I have a few
-tasks.") asks for none. With `distinct_margin`, a request whose closest tool an earlier request
-already took gets the closest tool not yet planned instead, when that one is at most the margin
+tasks.") asks for none. A request whose closest tool an earlier request already took gets the
+closest tool not yet planned instead, when that one is at most `distinct_margin` (cosine)
 further ("property rights" and "property ownership" both closest to `getPropertyOwnership`);
 a tool asked twice by name ("the weather in Oslo ... the weather in Cairo") has no neighbour
-that close and stays one step.
+that close and stays one step. The margin, 0.06, was chosen on dev's plans
+(`results/agent-plan-distinct`); None or a negative margin turns it off.
 
 `agents.tool_calls.ToolCallsAgent(plan=...)` follows it: until every planned tool has been
 called, each turn may call only the due one (`"due"`), or the due one and any tool outside the
@@ -40,6 +41,7 @@ _VERBS = (
 )
 _AND_VERB = re.compile(rf",?\s+and\s+(?=(?:{_VERBS})\b)", re.I)
 MODES = ("due", "order")
+DISTINCT_MARGIN = 0.06
 
 
 def requests(query: str) -> list[str]:
@@ -71,17 +73,22 @@ class Plan:
         return next((name for name in self.tools if name not in called), None)
 
 
+def margin_on(margin: float | None) -> float | None:
+    """The distinct margin in force: None when off (None or negative)."""
+    return None if margin is None or margin < 0 else margin
+
+
 class ClausePlanner:
     """Plans calls from the query's requests (see the module doc)."""
 
     def __init__(
         self, min_similarity: float = 0.35, model: str | Path | None = None,
-        threads: int | None = 1, distinct_margin: float | None = None,
+        threads: int | None = 1, distinct_margin: float | None = DISTINCT_MARGIN,
     ):  # fmt: skip
         from toollearn.retrieval.dense import CachingEncoder, MiniLMEncoder
 
         self.min_similarity = min_similarity
-        self.distinct_margin = distinct_margin
+        self.distinct_margin = margin_on(distinct_margin)
         self.encoder = CachingEncoder(MiniLMEncoder(path=model, threads=threads))
 
     def plan(self, query: str, tools: Sequence[Tool]) -> Plan:

@@ -218,7 +218,7 @@ def register_eval(eval_sub: Any) -> None:
     e.add_argument("--plan-margin", type=float, default=None, metavar="COSINE",
                    help="tool-calls, with --plan: a request whose closest tool is planned "
                    "already gets the closest unplanned tool within this cosine margin "
-                   "(ClausePlanner distinct_margin; default: the planner's)")  # fmt: skip
+                   "(default 0.06; negative: off, as the runs made before it)")  # fmt: skip
     add_role_args(e)
     e.add_argument("--free", action="store_true",
                    help="no grammars (default: the planner's role choice and the caller's "
@@ -588,8 +588,8 @@ def run_episodes_cli(args: argparse.Namespace) -> int:
             config["ask_again_on_repeat"] = True
         if opts.plan:
             config["plan"] = opts.plan
-        if opts.plan_margin is not None:
-            config["plan_margin"] = opts.plan_margin
+        if episodes.plan_margin(opts) is not None:
+            config["plan_margin"] = episodes.plan_margin(opts)
     writer = RunWriter(Path(args.out), with_shard(config, shard))
     roles = load_engines(specs, args.threads, **llama_flags(args))
     writer.record_engine(roles)

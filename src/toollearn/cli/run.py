@@ -75,6 +75,10 @@ def register(subparsers: Any) -> None:
                    "(agents.clause_plan) it follows, one call a turn while planned tools are "
                    "left: due (the default) offers only the due tool, order keeps later "
                    "planned tools back, none follows no plan (results/agent-plan)")  # fmt: skip
+    p.add_argument("--plan-margin", type=float, default=None, metavar="COSINE",
+                   help="tool-calls: a request whose closest tool is planned already gets the "
+                   "closest unplanned tool within this cosine margin (default 0.06; negative: "
+                   "off; results/agent-plan-distinct)")  # fmt: skip
     p.add_argument("--search-gate", action="store_true",
                    help="deer: the shipped search classifier (query embedding + length) decides "
                    "Search instead of the model (off by default: it also declines a few tool "
@@ -165,6 +169,10 @@ def build_agent(args: argparse.Namespace, env: Any) -> Any:
     plan = None if args.plan == "none" else args.plan
     options = {"constrained": constrained, "max_steps": args.max_steps,
                "ask_again_on_repeat": args.ask_again_on_repeat, "plan": plan, **common}  # fmt: skip
+    if plan and args.plan_margin is not None:
+        from toollearn.agents.clause_plan import ClausePlanner
+
+        options["planner"] = ClausePlanner(distinct_margin=args.plan_margin)
     if args.no_gates:
         return agents.ToolCallsAgent(engine(), env, **options)
     return agents.ToolCallsAgent.gated(engine(), env, threads=args.threads,

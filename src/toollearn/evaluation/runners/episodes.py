@@ -40,7 +40,7 @@ class EpisodeOptions:
     shipped call gate first, whether that gate's sure-call threshold makes it call, and
     whether a call list that repeats a call is asked again without the repeated tools, and
     the call plan it follows (`agents.clause_plan`; None: none) and the plan's distinct margin
-    (`ClausePlanner(distinct_margin=)`; None: the planner's default)."""
+    (`ClausePlanner(distinct_margin=)`; None: the planner's default, negative: off)."""
 
     constrained: bool = True
     max_steps: int = MAX_STEPS
@@ -72,6 +72,16 @@ def gold_episode(trajectory: Any) -> dict[str, Any]:
     return {"calls": calls, "give_up": give_up}
 
 
+def plan_margin(opts: EpisodeOptions) -> float | None:
+    """The plan's distinct margin in force (None: off or no plan); a run's config records it
+    only when on, so runs made before it resume as they were."""
+    from toollearn.agents.clause_plan import DISTINCT_MARGIN, margin_on
+
+    if not opts.plan:
+        return None
+    return margin_on(DISTINCT_MARGIN if opts.plan_margin is None else opts.plan_margin)
+
+
 def tool_calls_agent(engine: Any, opts: EpisodeOptions) -> Any:
     """The general agent as `toollearn run` builds it, but for the call plan, followed only when
     asked (`--plan`: runs made before it resume as they were); each episode simulates its own
@@ -85,10 +95,10 @@ def tool_calls_agent(engine: Any, opts: EpisodeOptions) -> Any:
         "ask_again_on_repeat": opts.ask_again_on_repeat,
         "plan": opts.plan,
     }
-    if opts.plan and opts.plan_margin is not None:
+    if opts.plan:
         from toollearn.agents.clause_plan import ClausePlanner
 
-        options["planner"] = ClausePlanner(distinct_margin=opts.plan_margin)
+        options["planner"] = ClausePlanner(distinct_margin=plan_margin(opts))
     if opts.call_gate:
         return ToolCallsAgent.gated(engine, sure_call=opts.sure_call, **options)
     return ToolCallsAgent(engine, **options)
