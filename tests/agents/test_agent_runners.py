@@ -279,7 +279,7 @@ def test_episodes_cli_general_agent_options(tmp_path, capsys):
     plain = tmp_path / "plain"  # the margin off: recorded as the runs made before it were
     assert main([*argv[:-1], str(plain), "--plan", "due", "--plan-margin", "-1"]) == 0
     assert "plan_margin" not in json.loads((plain / "config.json").read_text())
-    with pytest.raises(SystemExit, match="--plan-margin is for a run with --plan"):
+    with pytest.raises(SystemExit, match="--plan-unfit-gap are for a run with --plan"):
         main([*argv[:-1], str(tmp_path / "y"), "--plan-margin", "0.1"])
     with pytest.raises(SystemExit, match="--agent tool-calls runs --engine alone"):
         main([*argv[:-2], "--planner", "scripted", "--out", str(tmp_path / "x")])

@@ -16,6 +16,11 @@ a tool asked twice by name ("the weather in Oslo ... the weather in Cairo") has 
 that close and stays one step. The margin, 0.06, was chosen on dev's plans
 (`results/agent-plan-distinct`); None or a negative margin turns it off.
 
+With `unfit_gap`, two requests that still share a tool whose cosines with it differ by more
+than the gap mark the weaker one unfit: no shown tool fits it (the tool it asks for is not
+there, so it lands on a sibling's), and the plan ends before it (`Plan.unfit`); the agent then
+replies after the planned calls instead of calling on (results/agent-plan-unfit).
+
 `agents.tool_calls.ToolCallsAgent(plan=...)` follows it: until every planned tool has been
 called, each turn may call only the due one (`"due"`), or the due one and any tool outside the
 plan (`"order"`: a later step's tool cannot come first); then the model is free again.
@@ -42,6 +47,7 @@ _VERBS = (
 _AND_VERB = re.compile(rf",?\s+and\s+(?=(?:{_VERBS})\b)", re.I)
 MODES = ("due", "order")
 DISTINCT_MARGIN = 0.06
+UNFIT_GAP: float | None = None
 
 
 def requests(query: str) -> list[str]:
@@ -67,6 +73,7 @@ class Plan:
 
     tools: list[str]
     requests: list[dict[str, Any]] = field(default_factory=list)
+    unfit: str | None = None  # the request no shown tool fits: the plan ends before it
 
     def due(self, called: set[str]) -> str | None:
         """The first planned tool not called yet; None once all are."""
@@ -84,11 +91,13 @@ class ClausePlanner:
     def __init__(
         self, min_similarity: float = 0.35, model: str | Path | None = None,
         threads: int | None = 1, distinct_margin: float | None = DISTINCT_MARGIN,
+        unfit_gap: float | None = UNFIT_GAP,
     ):  # fmt: skip
         from toollearn.retrieval.dense import CachingEncoder, MiniLMEncoder
 
         self.min_similarity = min_similarity
         self.distinct_margin = margin_on(distinct_margin)
+        self.unfit_gap = margin_on(unfit_gap)
         self.encoder = CachingEncoder(MiniLMEncoder(path=model, threads=threads))
 
     def plan(self, query: str, tools: Sequence[Tool]) -> Plan:
@@ -105,7 +114,27 @@ class ClausePlanner:
             asked.append({"request": part, "tool": tool, "similarity": score})
             if tool is not None and tool not in names:
                 names.append(tool)
-        return Plan(names, asked)
+        cut = self._unfit(asked)
+        if cut is None:
+            return Plan(names, asked)
+        asked[cut]["unfit"] = True
+        before = [r["tool"] for r in asked[:cut] if r["tool"] is not None]
+        return Plan(list(dict.fromkeys(before)), asked, unfit=asked[cut]["request"])
+
+    def _unfit(self, asked: list[dict[str, Any]]) -> int | None:
+        """The first request that shares its tool with an earlier one and is the weaker of the
+        two by more than `unfit_gap`, or the earlier one where that is the weaker; None."""
+        if self.unfit_gap is None:
+            return None
+        first: dict[str, int] = {}
+        for k, r in enumerate(asked):
+            if r["tool"] is None:
+                continue
+            j = first.setdefault(r["tool"], k)
+            gap = r["similarity"] - asked[j]["similarity"]
+            if j != k and abs(gap) > self.unfit_gap:
+                return k if gap <= 0 else j
+        return None
 
     def _pick(self, row: Any, tools: Sequence[Tool], planned: list[str]) -> int:
         """The request's tool: its closest, or with `distinct_margin` the closest not planned
@@ -124,4 +153,6 @@ class ClausePlanner:
                "min_similarity": self.min_similarity}  # fmt: skip
         if self.distinct_margin is not None:
             out["distinct_margin"] = self.distinct_margin
+        if self.unfit_gap is not None:
+            out["unfit_gap"] = self.unfit_gap
         return out

@@ -24,8 +24,9 @@ With a call plan (`plan="due"` or `"order"`, constrained engines; `agents.clause
 of the query's requests gets its closest shown tool, in the order asked), each turn makes one
 call while planned tools are left: only the due one (`due`: the reply waits until the plan is
 done, unless the first turn's gate leaves the model free to decline), or the due one or a tool
-outside the plan (`order`: no later step first, the reply open). Then the turns are free. The
-plan is a `planner` step of the trace.
+outside the plan (`order`: no later step first, the reply open). Then the turns are free, but
+where the plan ends at a request no shown tool fits (`Plan.unfit`): then the reply. The plan is
+a `planner` step of the trace.
 """
 
 from __future__ import annotations
@@ -204,7 +205,8 @@ class ToolCallsAgent:
         named = ", ".join(plan.tools) or "(none: no request is close enough to a tool)"
         rec.add(Step("planner", "thought", named,
                      detail=f"{self.plan_mode}: one request's closest tool each, in order",
-                     data={"plan": plan.tools, "requests": plan.requests}))  # fmt: skip
+                     data={"plan": plan.tools, "requests": plan.requests,
+                           **({"unfit": plan.unfit} if plan.unfit else {})}))  # fmt: skip
         return plan
 
     def _planned_turn(self, plan: Plan | None, called: set[str], shown: list[Tool], step: int,
@@ -212,6 +214,8 @@ class ToolCallsAgent:
         """The tools a turn may call and its grammar while planned tools are left (one call,
         see the module doc); (shown, None) otherwise: the turn's usual grammar."""
         due = plan.due(called) if plan is not None else None
+        if due is None and plan is not None and plan.unfit is not None:
+            return [], no_call_constraint()  # the planned calls made: the reply, no more calls
         if due is None:
             return shown, None
         if self.plan_mode == "due":  # the reply only where the gate leaves the first turn free

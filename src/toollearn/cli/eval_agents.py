@@ -219,6 +219,10 @@ def register_eval(eval_sub: Any) -> None:
                    help="tool-calls, with --plan: a request whose closest tool is planned "
                    "already gets the closest unplanned tool within this cosine margin "
                    "(default 0.06; negative: off, as the runs made before it)")  # fmt: skip
+    e.add_argument("--plan-unfit-gap", type=float, default=None, metavar="COSINE",
+                   help="tool-calls, with --plan: two requests sharing a tool whose cosines "
+                   "with it differ by more than this mark the weaker one unfit, and the plan "
+                   "ends before it, then the reply (negative: off)")  # fmt: skip
     add_role_args(e)
     e.add_argument("--free", action="store_true",
                    help="no grammars (default: the planner's role choice and the caller's "
@@ -572,9 +576,9 @@ def run_episodes_cli(args: argparse.Namespace) -> int:
                                    args.stop_threshold, args.agent, not args.no_gates,
                                    not (args.no_gates or args.no_sure_call),
                                    args.ask_again_on_repeat, args.plan,
-                                   args.plan_margin)  # fmt: skip
-    if args.plan_margin is not None and not args.plan:
-        raise SystemExit("--plan-margin is for a run with --plan")
+                                   args.plan_margin, args.plan_unfit_gap)  # fmt: skip
+    if (args.plan_margin is not None or args.plan_unfit_gap is not None) and not args.plan:
+        raise SystemExit("--plan-margin and --plan-unfit-gap are for a run with --plan")
     config = {"benchmark": "episodes", "file": "builtin:demo" if args.file is None else str(file),
               "limit": args.limit, "engines": specs, "seed": args.seed,
               "constrained": opts.constrained, "max_steps": opts.max_steps}  # fmt: skip
@@ -588,8 +592,7 @@ def run_episodes_cli(args: argparse.Namespace) -> int:
             config["ask_again_on_repeat"] = True
         if opts.plan:
             config["plan"] = opts.plan
-        if episodes.plan_margin(opts) is not None:
-            config["plan_margin"] = episodes.plan_margin(opts)
+        config.update(episodes.plan_settings(opts))
     writer = RunWriter(Path(args.out), with_shard(config, shard))
     roles = load_engines(specs, args.threads, **llama_flags(args))
     writer.record_engine(roles)

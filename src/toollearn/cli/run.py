@@ -79,6 +79,10 @@ def register(subparsers: Any) -> None:
                    help="tool-calls: a request whose closest tool is planned already gets the "
                    "closest unplanned tool within this cosine margin (default 0.06; negative: "
                    "off; results/agent-plan-distinct)")  # fmt: skip
+    p.add_argument("--plan-unfit-gap", type=float, default=None, metavar="COSINE",
+                   help="tool-calls: two requests sharing a tool whose cosines with it differ "
+                   "by more than this mark the weaker one unfit, and the plan ends before it, "
+                   "then the reply (negative: off; results/agent-plan-unfit)")  # fmt: skip
     p.add_argument("--search-gate", action="store_true",
                    help="deer: the shipped search classifier (query embedding + length) decides "
                    "Search instead of the model (off by default: it also declines a few tool "
@@ -169,10 +173,13 @@ def build_agent(args: argparse.Namespace, env: Any) -> Any:
     plan = None if args.plan == "none" else args.plan
     options = {"constrained": constrained, "max_steps": args.max_steps,
                "ask_again_on_repeat": args.ask_again_on_repeat, "plan": plan, **common}  # fmt: skip
-    if plan and args.plan_margin is not None:
-        from toollearn.agents.clause_plan import ClausePlanner
+    if plan and (args.plan_margin is not None or args.plan_unfit_gap is not None):
+        from toollearn.agents.clause_plan import DISTINCT_MARGIN, UNFIT_GAP, ClausePlanner
 
-        options["planner"] = ClausePlanner(distinct_margin=args.plan_margin)
+        options["planner"] = ClausePlanner(
+            distinct_margin=DISTINCT_MARGIN if args.plan_margin is None else args.plan_margin,
+            unfit_gap=UNFIT_GAP if args.plan_unfit_gap is None else args.plan_unfit_gap,
+        )
     if args.no_gates:
         return agents.ToolCallsAgent(engine(), env, **options)
     return agents.ToolCallsAgent.gated(engine(), env, threads=args.threads,

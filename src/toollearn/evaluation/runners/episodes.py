@@ -40,7 +40,8 @@ class EpisodeOptions:
     shipped call gate first, whether that gate's sure-call threshold makes it call, and
     whether a call list that repeats a call is asked again without the repeated tools, and
     the call plan it follows (`agents.clause_plan`; None: none) and the plan's distinct margin
-    (`ClausePlanner(distinct_margin=)`; None: the planner's default, negative: off)."""
+    (`ClausePlanner(distinct_margin=)`; None: the planner's default, negative: off) and its
+    unfit gap (`unfit_gap`, the same way)."""
 
     constrained: bool = True
     max_steps: int = MAX_STEPS
@@ -52,6 +53,7 @@ class EpisodeOptions:
     ask_again_on_repeat: bool = False
     plan: str | None = None
     plan_margin: float | None = None
+    plan_unfit_gap: float | None = None
 
     def __post_init__(self) -> None:
         if self.agent not in AGENTS:
@@ -72,14 +74,17 @@ def gold_episode(trajectory: Any) -> dict[str, Any]:
     return {"calls": calls, "give_up": give_up}
 
 
-def plan_margin(opts: EpisodeOptions) -> float | None:
-    """The plan's distinct margin in force (None: off or no plan); a run's config records it
-    only when on, so runs made before it resume as they were."""
-    from toollearn.agents.clause_plan import DISTINCT_MARGIN, margin_on
+def plan_settings(opts: EpisodeOptions) -> dict[str, float]:
+    """The plan's distinct margin and unfit gap in force ({} without a plan), each only when
+    on: a run's config records them so, and runs made before them resume as they were."""
+    from toollearn.agents.clause_plan import DISTINCT_MARGIN, UNFIT_GAP, margin_on
 
     if not opts.plan:
-        return None
-    return margin_on(DISTINCT_MARGIN if opts.plan_margin is None else opts.plan_margin)
+        return {}
+    margin = margin_on(DISTINCT_MARGIN if opts.plan_margin is None else opts.plan_margin)
+    gap = margin_on(UNFIT_GAP if opts.plan_unfit_gap is None else opts.plan_unfit_gap)
+    out = {"plan_margin": margin, "plan_unfit_gap": gap}
+    return {k: v for k, v in out.items() if v is not None}
 
 
 def tool_calls_agent(engine: Any, opts: EpisodeOptions) -> Any:
@@ -98,7 +103,9 @@ def tool_calls_agent(engine: Any, opts: EpisodeOptions) -> Any:
     if opts.plan:
         from toollearn.agents.clause_plan import ClausePlanner
 
-        options["planner"] = ClausePlanner(distinct_margin=plan_margin(opts))
+        settings = plan_settings(opts)
+        options["planner"] = ClausePlanner(distinct_margin=settings.get("plan_margin"),
+                                           unfit_gap=settings.get("plan_unfit_gap"))  # fmt: skip
     if opts.call_gate:
         return ToolCallsAgent.gated(engine, sure_call=opts.sure_call, **options)
     return ToolCallsAgent(engine, **options)
