@@ -28,7 +28,8 @@
 # NAME-rerun runs NAME again into a new folder (agent-r4-all-rerun: the same run on this machine).
 # NAME-plan-due and NAME-plan-order run NAME following the query's call plan (--plan due|order,
 # agents.clause_plan; results/agent-plan), as they were made: without the plan's distinct
-# margin, the planner's default since (--plan-margin -1; results/agent-plan-distinct).
+# margin and unfit gap (--plan-margin -1 --plan-unfit-gap -1; results/agent-plan-distinct,
+# results/agent-plan-unfit).
 # Each run: two 1-thread shards side by side (runs/episodes-tool-calls), merged here and
 # scored unsharded; reruns resume.      bash results/episodes-tool-calls/run.sh [NAME...]
 set -euo pipefail
@@ -50,8 +51,8 @@ mkdir -p runs/logs
 episodes() {  # $1: name, $2: engine spec; two shards, merged, scored
   local name=$PREFIX$1 engine=$2 k sure=(--no-sure-call)
   [[ $1 == *-sure-call* ]] && sure=()
-  [[ $1 == *-plan-due ]] && sure+=(--plan due --plan-margin -1)
-  [[ $1 == *-plan-order ]] && sure+=(--plan order --plan-margin -1)
+  [[ $1 == *-plan-due ]] && sure+=(--plan due --plan-margin -1 --plan-unfit-gap -1)
+  [[ $1 == *-plan-order ]] && sure+=(--plan order --plan-margin -1 --plan-unfit-gap -1)
   for k in 1 2; do
     toollearn eval episodes --agent tool-calls --file "$FILE" --engine "$engine" --threads 1 \
       "${sure[@]}" --shard "$k/2" --out "runs/episodes-tool-calls/$name-s$k" \

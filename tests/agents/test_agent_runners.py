@@ -130,10 +130,12 @@ def test_run_cli_follows_the_call_plan_by_default(capsys):
         assert plan["role"] == "planner"
         assert plan["data"]["plan"] == ["convert_temperature", "divide"]
         assert trace["meta"]["plan"] == mode and trace["meta"]["planner"] == "clauses"
-        assert trace["meta"]["distinct_margin"] == 0.06  # the planner's default
-    assert main([*argv, "--plan-margin", "-1"]) == 0  # off
+        assert trace["meta"]["distinct_margin"] == 0.06  # the planner's defaults
+        assert trace["meta"]["unfit_gap"] == 0.15
+    assert main([*argv, "--plan-margin", "-1", "--plan-unfit-gap", "-1"]) == 0  # off
     trace = json.loads(capsys.readouterr().out)
     assert trace["meta"]["plan"] == "due" and "distinct_margin" not in trace["meta"]
+    assert "unfit_gap" not in trace["meta"]
     assert main([*argv, "--plan", "none"]) == 0
     trace = json.loads(capsys.readouterr().out)
     assert "plan" not in trace["meta"] and all(s["role"] != "planner" for s in trace["steps"])
@@ -275,10 +277,13 @@ def test_episodes_cli_general_agent_options(tmp_path, capsys):
     assert json.loads((planned / "config.json").read_text())["plan"] == "due"
     assert all(r["trace"]["steps"][0]["role"] == "planner" for r in records)
     assert {r["trace"]["meta"]["plan"] for r in records} == {"due"}
-    assert json.loads((planned / "config.json").read_text())["plan_margin"] == 0.06
-    plain = tmp_path / "plain"  # the margin off: recorded as the runs made before it were
-    assert main([*argv[:-1], str(plain), "--plan", "due", "--plan-margin", "-1"]) == 0
-    assert "plan_margin" not in json.loads((plain / "config.json").read_text())
+    config = json.loads((planned / "config.json").read_text())
+    assert (config["plan_margin"], config["plan_unfit_gap"]) == (0.06, 0.15)
+    plain = tmp_path / "plain"  # both off: recorded as the runs made before them were
+    off = ["--plan-margin", "-1", "--plan-unfit-gap", "-1"]
+    assert main([*argv[:-1], str(plain), "--plan", "due", *off]) == 0
+    config = json.loads((plain / "config.json").read_text())
+    assert "plan_margin" not in config and "plan_unfit_gap" not in config
     with pytest.raises(SystemExit, match="--plan-unfit-gap are for a run with --plan"):
         main([*argv[:-1], str(tmp_path / "y"), "--plan-margin", "0.1"])
     with pytest.raises(SystemExit, match="--agent tool-calls runs --engine alone"):

@@ -62,27 +62,73 @@ def test_a_distinct_margin_gives_a_close_second_request_its_own_tool():
     assert distinct.plan(twice, [WEATHER, FUND, RETURNS]).tools == ["getWeather"]
 
 
+def test_an_unfit_gap_ends_the_plan_before_a_request_no_shown_tool_fits():
+    """A give-up of the dev set: no complete-blood-count tool is shown, so the first request
+    lands on `getBloodCount`, which the third request is far closer to."""
+    tools = [Tool("getBloodSugar", "Retrieve blood sugar level information", _NO_PARAMS),
+             Tool("getInsulinDosage", "Retrieve insulin dosage recommendation for a patient",
+                  _NO_PARAMS),
+             Tool("getBloodCount", "Retrieve blood count information", _NO_PARAMS)]  # fmt: skip
+    query = ("Here is what I need: First, retrieve the values of various components in a "
+             "complete blood count test with patient id Bob Smith and using 2022-09-25 as the "
+             "date. Next, retrieve insulin dosage recommendation for a patient using Grace Kim "
+             "as the patient id, using breakfast as the meal period and taking the white blood "
+             "cells obtained above as the blood glucose level. Finally, retrieve blood count "
+             "information (patient id: Kenji Sato), using 2021-09-30 as the date and for time "
+             "evening.")  # fmt: skip
+    assert ClausePlanner(unfit_gap=None).plan(query, tools).unfit is None  # off
+    assert ClausePlanner(unfit_gap=-1).plan(query, tools).unfit is None
+    plan = ClausePlanner().plan(query, tools)  # the default gap, 0.15
+    asked = [r["tool"] for r in plan.requests]
+    assert asked == ["getBloodCount", "getInsulinDosage", "getBloodCount"]
+    assert plan.requests[2]["similarity"] - plan.requests[0]["similarity"] > 0.15
+    assert plan.unfit == plan.requests[0]["request"] and plan.requests[0]["unfit"] is True
+    assert plan.tools == []  # no call before it: the reply at once
+    later = ClausePlanner(unfit_gap=0.15).plan(" ".join(query.split(". ")[1:]), tools)
+    assert later.unfit is None  # without the unfit request the plan runs whole
+    # two requests about as close to one tool (one tool asked twice) are left alone
+    twice = "First, get the weather in Oslo. Then get the weather in Cairo."
+    again = ClausePlanner(unfit_gap=0.15).plan(twice, [WEATHER, FUND])
+    assert again.unfit is None and again.tools == ["getWeather"]
+    assert ClausePlanner(unfit_gap=0.15).describe()["unfit_gap"] == 0.15
+
+
 class _FixedPlanner:
     """A planner test double: the same plan for every query."""
 
-    def __init__(self, tools: list[str]):
-        self.tools = tools
+    def __init__(self, tools: list[str], unfit: str | None = None):
+        self.tools, self.unfit = tools, unfit
 
     def plan(self, query, tools):
-        return Plan(list(self.tools))
+        return Plan(list(self.tools), unfit=self.unfit)
 
     def describe(self):
         return {"planner": "fixed"}
 
 
-def _agent(script, plan_mode, planned):
+def _agent(script, plan_mode, planned, unfit=None):
     from toollearn.agents import ToolCallsAgent
     from toollearn.engines import ScriptedEngine
     from toollearn.envs import Environment
 
     engine = ScriptedEngine(script)
     env = Environment.simulated([WEATHER, FUND, RETURNS])
-    return engine, ToolCallsAgent(engine, env, plan=plan_mode, planner=_FixedPlanner(planned))
+    planner = _FixedPlanner(planned, unfit)
+    return engine, ToolCallsAgent(engine, env, plan=plan_mode, planner=planner)
+
+
+def test_a_plan_that_ends_at_an_unfit_request_makes_the_agent_reply_after_its_calls():
+    from toollearn.decoding.tool_calls import no_call_constraint
+
+    info = '[{"name": "getHedgeFundInfo", "arguments": {}}]'
+    for mode in ("due", "order"):
+        engine, agent = _agent([info, "[]\nNo tool can book the flight."], mode,
+                               ["getHedgeFundInfo"], unfit="book a flight")  # fmt: skip
+        trace = agent.run("Info on the fund, then book a flight.", [WEATHER, FUND, RETURNS])
+        assert [c.name for c in trace.calls] == ["getHedgeFundInfo"]
+        assert trace.meta["outcome"] == "answered" and trace.answer.startswith("No tool")
+        assert engine.requests[1]["constraint"].grammar == no_call_constraint().grammar
+        assert trace.steps[0].data["unfit"] == "book a flight"
 
 
 def test_due_mode_offers_only_the_due_tool_one_call_a_turn_then_frees_the_turns():

@@ -16,10 +16,11 @@ a tool asked twice by name ("the weather in Oslo ... the weather in Cairo") has 
 that close and stays one step. The margin, 0.06, was chosen on dev's plans
 (`results/agent-plan-distinct`); None or a negative margin turns it off.
 
-With `unfit_gap`, two requests that still share a tool whose cosines with it differ by more
-than the gap mark the weaker one unfit: no shown tool fits it (the tool it asks for is not
-there, so it lands on a sibling's), and the plan ends before it (`Plan.unfit`); the agent then
-replies after the planned calls instead of calling on (results/agent-plan-unfit).
+Two requests that still share a tool and whose cosines with it differ by more than
+`unfit_gap` (0.15, chosen on dev's plans) mark the weaker one unfit: no shown tool fits it (the
+tool it asks for is not there, so it lands on a sibling's), and the plan ends before it
+(`Plan.unfit`); the agent then replies after the planned calls instead of calling on
+(`results/agent-plan-unfit`). None or a negative gap turns it off.
 
 `agents.tool_calls.ToolCallsAgent(plan=...)` follows it: until every planned tool has been
 called, each turn may call only the due one (`"due"`), or the due one and any tool outside the
@@ -47,7 +48,7 @@ _VERBS = (
 _AND_VERB = re.compile(rf",?\s+and\s+(?=(?:{_VERBS})\b)", re.I)
 MODES = ("due", "order")
 DISTINCT_MARGIN = 0.06
-UNFIT_GAP: float | None = None
+UNFIT_GAP = 0.15
 
 
 def requests(query: str) -> list[str]:

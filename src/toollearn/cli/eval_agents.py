@@ -222,7 +222,7 @@ def register_eval(eval_sub: Any) -> None:
     e.add_argument("--plan-unfit-gap", type=float, default=None, metavar="COSINE",
                    help="tool-calls, with --plan: two requests sharing a tool whose cosines "
                    "with it differ by more than this mark the weaker one unfit, and the plan "
-                   "ends before it, then the reply (negative: off)")  # fmt: skip
+                   "ends before it, then the reply (default 0.15; negative: off)")  # fmt: skip
     add_role_args(e)
     e.add_argument("--free", action="store_true",
                    help="no grammars (default: the planner's role choice and the caller's "

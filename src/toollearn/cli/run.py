@@ -82,7 +82,8 @@ def register(subparsers: Any) -> None:
     p.add_argument("--plan-unfit-gap", type=float, default=None, metavar="COSINE",
                    help="tool-calls: two requests sharing a tool whose cosines with it differ "
                    "by more than this mark the weaker one unfit, and the plan ends before it, "
-                   "then the reply (negative: off; results/agent-plan-unfit)")  # fmt: skip
+                   "then the reply (default 0.15; negative: off; "
+                   "results/agent-plan-unfit)")  # fmt: skip
     p.add_argument("--search-gate", action="store_true",
                    help="deer: the shipped search classifier (query embedding + length) decides "
                    "Search instead of the model (off by default: it also declines a few tool "
