@@ -9,13 +9,7 @@
 set -euo pipefail
 source .venv/bin/activate
 HERE=results/agent-plan-distinct MARGIN=0.06
-declare -A FILES=(
-  [dev]=results/umi-stop-gate/dev-set/trajectories_dev.json
-  [test]=results/datagen/umi/trajectories_test.json
-  [fresh]=results/datagen/umi-fresh-test/trajectories_test.json
-  [fresh2]=results/datagen/umi-fresh-test-2/trajectories_test.json
-  [fresh3]=results/datagen/umi-fresh-test-3/trajectories_test.json
-)
+source results/agent-plan/sets.sh
 mkdir -p runs/agent-plan-distinct
 for set in ${*:-dev test fresh fresh2 fresh3}; do
   subset=runs/agent-plan-distinct/$set.json

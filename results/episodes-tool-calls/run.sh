@@ -29,7 +29,8 @@
 # NAME-plan-due and NAME-plan-order run NAME following the query's call plan (--plan due|order,
 # agents.clause_plan; results/agent-plan), as they were made: without the plan's distinct
 # margin and unfit gap (--plan-margin -1 --plan-unfit-gap -1; results/agent-plan-distinct,
-# results/agent-plan-unfit).
+# results/agent-plan-unfit). NAME-plan-gap runs NAME with the plan as `toollearn run` follows it
+# now: --plan due --plan-margin 0.06 --plan-unfit-gap 0.15.
 # Each run: two 1-thread shards side by side (runs/episodes-tool-calls), merged here and
 # scored unsharded; reruns resume.      bash results/episodes-tool-calls/run.sh [NAME...]
 set -euo pipefail
@@ -53,6 +54,7 @@ episodes() {  # $1: name, $2: engine spec; two shards, merged, scored
   [[ $1 == *-sure-call* ]] && sure=()
   [[ $1 == *-plan-due ]] && sure+=(--plan due --plan-margin -1 --plan-unfit-gap -1)
   [[ $1 == *-plan-order ]] && sure+=(--plan order --plan-margin -1 --plan-unfit-gap -1)
+  [[ $1 == *-plan-gap ]] && sure+=(--plan due --plan-margin 0.06 --plan-unfit-gap 0.15)
   for k in 1 2; do
     toollearn eval episodes --agent tool-calls --file "$FILE" --engine "$engine" --threads 1 \
       "${sure[@]}" --shard "$k/2" --out "runs/episodes-tool-calls/$name-s$k" \
@@ -71,6 +73,7 @@ for name in "${names[@]}"; do
   adapter=${name%-rerun}
   adapter=${adapter%-plan-due}
   adapter=${adapter%-plan-order}
+  adapter=${adapter%-plan-gap}
   adapter=${adapter%-sure-call}
   case $adapter in
     tuned) episodes "$name" tuned ;;

@@ -13,6 +13,7 @@ from typing import Any
 from toollearn.cli.common import (
     add_data_args,
     add_engine_args,
+    add_plan_tuning_args,
     add_role_args,
     add_run_args,
     llama_flags,
@@ -215,14 +216,7 @@ def register_eval(eval_sub: Any) -> None:
                    help="tool-calls: follow a call plan read off the query's requests "
                    "(agents.clause_plan): one call a turn, only the due tool (due) or no "
                    "later planned tool first (order)")  # fmt: skip
-    e.add_argument("--plan-margin", type=float, default=None, metavar="COSINE",
-                   help="tool-calls, with --plan: a request whose closest tool is planned "
-                   "already gets the closest unplanned tool within this cosine margin "
-                   "(default 0.06; negative: off, as the runs made before it)")  # fmt: skip
-    e.add_argument("--plan-unfit-gap", type=float, default=None, metavar="COSINE",
-                   help="tool-calls, with --plan: two requests sharing a tool whose cosines "
-                   "with it differ by more than this mark the weaker one unfit, and the plan "
-                   "ends before it, then the reply (default 0.15; negative: off)")  # fmt: skip
+    add_plan_tuning_args(e)
     add_role_args(e)
     e.add_argument("--free", action="store_true",
                    help="no grammars (default: the planner's role choice and the caller's "

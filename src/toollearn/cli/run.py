@@ -10,6 +10,7 @@ from typing import Any
 
 from toollearn.cli.common import (
     add_engine_args,
+    add_plan_tuning_args,
     add_role_args,
     add_sampling_args,
     llama_flags,
@@ -75,15 +76,7 @@ def register(subparsers: Any) -> None:
                    "(agents.clause_plan) it follows, one call a turn while planned tools are "
                    "left: due (the default) offers only the due tool, order keeps later "
                    "planned tools back, none follows no plan (results/agent-plan)")  # fmt: skip
-    p.add_argument("--plan-margin", type=float, default=None, metavar="COSINE",
-                   help="tool-calls: a request whose closest tool is planned already gets the "
-                   "closest unplanned tool within this cosine margin (default 0.06; negative: "
-                   "off; results/agent-plan-distinct)")  # fmt: skip
-    p.add_argument("--plan-unfit-gap", type=float, default=None, metavar="COSINE",
-                   help="tool-calls: two requests sharing a tool whose cosines with it differ "
-                   "by more than this mark the weaker one unfit, and the plan ends before it, "
-                   "then the reply (default 0.15; negative: off; "
-                   "results/agent-plan-unfit)")  # fmt: skip
+    add_plan_tuning_args(p)
     p.add_argument("--search-gate", action="store_true",
                    help="deer: the shipped search classifier (query embedding + length) decides "
                    "Search instead of the model (off by default: it also declines a few tool "
