@@ -129,6 +129,7 @@ def test_a_plan_that_ends_at_an_unfit_request_makes_the_agent_reply_after_its_ca
         assert trace.meta["outcome"] == "answered" and trace.answer.startswith("No tool")
         assert engine.requests[1]["constraint"].grammar == no_call_constraint().grammar
         assert trace.steps[0].data["unfit"] == "book a flight"
+        assert trace.steps[0].content == "getHedgeFundInfo, then the reply: no shown tool fits"
 
 
 def test_due_mode_offers_only_the_due_tool_one_call_a_turn_then_frees_the_turns():

@@ -82,7 +82,7 @@ class Plan:
 
 
 def margin_on(margin: float | None) -> float | None:
-    """The distinct margin in force: None when off (None or negative)."""
+    """A margin or gap in force: None when off (None or negative)."""
     return None if margin is None or margin < 0 else margin
 
 

@@ -203,6 +203,8 @@ class ToolCallsAgent:
             return None
         plan = self.planner.plan(query, shown)
         named = ", ".join(plan.tools) or "(none: no request is close enough to a tool)"
+        if plan.unfit:  # the plan ends before it
+            named = f"{', '.join(plan.tools) or '(no call)'}, then the reply: no shown tool fits"
         rec.add(Step("planner", "thought", named,
                      detail=f"{self.plan_mode}: one request's closest tool each, in order",
                      data={"plan": plan.tools, "requests": plan.requests,
