@@ -86,6 +86,14 @@ def margin_on(margin: float | None) -> float | None:
     return None if margin is None or margin < 0 else margin
 
 
+def plan_settings(margin: float | None = None, gap: float | None = None) -> dict[str, float]:
+    """The distinct margin and unfit gap in force, each given or the default (None) and
+    recorded only when on: {"distinct_margin": ..., "unfit_gap": ...}."""
+    out = {"distinct_margin": margin_on(DISTINCT_MARGIN if margin is None else margin),
+           "unfit_gap": margin_on(UNFIT_GAP if gap is None else gap)}  # fmt: skip
+    return {k: v for k, v in out.items() if v is not None}
+
+
 class ClausePlanner:
     """Plans calls from the query's requests (see the module doc)."""
 
@@ -100,6 +108,14 @@ class ClausePlanner:
         self.distinct_margin = margin_on(distinct_margin)
         self.unfit_gap = margin_on(unfit_gap)
         self.encoder = CachingEncoder(MiniLMEncoder(path=model, threads=threads))
+
+    @classmethod
+    def with_settings(cls, margin: float | None = None, gap: float | None = None,
+                      **options: Any) -> ClausePlanner:  # fmt: skip
+        """A planner with the margin and gap given, or the defaults (None); negative: off."""
+        settings = plan_settings(margin, gap)
+        return cls(distinct_margin=settings.get("distinct_margin"),
+                   unfit_gap=settings.get("unfit_gap"), **options)  # fmt: skip
 
     def plan(self, query: str, tools: Sequence[Tool]) -> Plan:
         if not tools:

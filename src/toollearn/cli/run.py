@@ -168,12 +168,9 @@ def build_agent(args: argparse.Namespace, env: Any) -> Any:
     options = {"constrained": constrained, "max_steps": args.max_steps,
                "ask_again_on_repeat": args.ask_again_on_repeat, "plan": plan, **common}  # fmt: skip
     if plan and (args.plan_margin is not None or args.plan_unfit_gap is not None):
-        from toollearn.agents.clause_plan import DISTINCT_MARGIN, UNFIT_GAP, ClausePlanner
+        from toollearn.agents.clause_plan import ClausePlanner
 
-        options["planner"] = ClausePlanner(
-            distinct_margin=DISTINCT_MARGIN if args.plan_margin is None else args.plan_margin,
-            unfit_gap=UNFIT_GAP if args.plan_unfit_gap is None else args.plan_unfit_gap,
-        )
+        options["planner"] = ClausePlanner.with_settings(args.plan_margin, args.plan_unfit_gap)
     if args.no_gates:
         return agents.ToolCallsAgent(engine(), env, **options)
     return agents.ToolCallsAgent.gated(engine(), env, threads=args.threads,

@@ -73,21 +73,32 @@ def _base_config(adapter_config: dict[str, Any]) -> dict[str, Any]:
 
 def export_lora_gguf(adapter_dir: str | Path, out: str | Path, dtype: str = "f16") -> Path:
     """Write the adapter as a llama.cpp GGUF LoRA (f16 or f32 tensors); returns its path."""
-    import gguf
     import numpy as np
 
     adapter_dir, out = Path(adapter_dir), Path(out)
     if not (adapter_dir / "adapter_model.safetensors").is_file():
         raise DataError("not a PEFT adapter folder (adapter_model.safetensors)", str(adapter_dir))
     tensors, config = gguf_lora_tensors(adapter_dir)
+    cast = np.float16 if dtype == "f16" else np.float32
+    tensors = {name: array.astype(cast) for name, array in tensors.items()}
+    return write_lora_gguf(out, float(config["lora_alpha"]), tensors)
+
+
+def write_lora_gguf(out: Path, alpha: float, tensors: dict[str, Any],
+                    strings: dict[str, str] | None = None) -> Path:  # fmt: skip
+    """A llama.cpp GGUF LoRA file: its alpha, the `<weight>.lora_a/b` tensors as given and any
+    extra string fields; returns its path."""
+    import gguf
+
     out.parent.mkdir(parents=True, exist_ok=True)
     writer = gguf.GGUFWriter(str(out), "llama")
     writer.add_string("general.type", "adapter")
     writer.add_string("adapter.type", "lora")
-    writer.add_float32("adapter.lora.alpha", float(config["lora_alpha"]))
-    cast = np.float16 if dtype == "f16" else np.float32
+    writer.add_float32("adapter.lora.alpha", alpha)
+    for key, value in (strings or {}).items():
+        writer.add_string(key, value)
     for name in sorted(tensors):
-        writer.add_tensor(name, tensors[name].astype(cast))
+        writer.add_tensor(name, tensors[name])
     writer.write_header_to_file()
     writer.write_kv_data_to_file()
     writer.write_tensors_to_file()
@@ -129,7 +140,6 @@ def mix_lora_gguf(adapters: Sequence[tuple[str | Path, float]], out: str | Path)
     `combination_type="cat"`), each adapter's weight and scale folded into its B rows. Two
     adapters trained on the same base at weights 0.5 / 0.5 give their average; the file records
     its sources and weights (`toollearn.mix`). Returns its path."""
-    import gguf
     import numpy as np
 
     from toollearn.engines.llama_merge import lora_parts, lora_scale
@@ -149,20 +159,10 @@ def mix_lora_gguf(adapters: Sequence[tuple[str | Path, float]], out: str | Path)
         sources.append({"file": str(path), "sha256": sha256_file(path), "weight": weight})
     ranks = {name: sum(a.shape[0] for a, _ in parts) for name, parts in blocks.items()}
     alpha = float(max(ranks.values()))  # llama.cpp scales each pair by alpha / its rank
-    out = Path(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    writer = gguf.GGUFWriter(str(out), "llama")
-    writer.add_string("general.type", "adapter")
-    writer.add_string("adapter.type", "lora")
-    writer.add_float32("adapter.lora.alpha", alpha)
-    writer.add_string("toollearn.mix", json.dumps(sources))
-    for name in sorted(blocks):
-        a = np.concatenate([a for a, _ in blocks[name]], axis=0)
-        b = np.concatenate([b for _, b in blocks[name]], axis=1) * (ranks[name] / alpha)
-        writer.add_tensor(f"{name}.lora_a", a.astype(np.float16))
-        writer.add_tensor(f"{name}.lora_b", b.astype(np.float16))
-    writer.write_header_to_file()
-    writer.write_kv_data_to_file()
-    writer.write_tensors_to_file()
-    writer.close()
-    return out
+    tensors = {}
+    for name, parts in blocks.items():
+        a = np.concatenate([a for a, _ in parts], axis=0)
+        b = np.concatenate([b for _, b in parts], axis=1) * (ranks[name] / alpha)
+        tensors[f"{name}.lora_a"], tensors[f"{name}.lora_b"] = (a.astype(np.float16),
+                                                                b.astype(np.float16))  # fmt: skip
+    return write_lora_gguf(Path(out), alpha, tensors, {"toollearn.mix": json.dumps(sources)})

@@ -77,14 +77,12 @@ def gold_episode(trajectory: Any) -> dict[str, Any]:
 def plan_settings(opts: EpisodeOptions) -> dict[str, float]:
     """The plan's distinct margin and unfit gap in force ({} without a plan), each only when
     on: a run's config records them so, and runs made before them resume as they were."""
-    from toollearn.agents.clause_plan import DISTINCT_MARGIN, UNFIT_GAP, margin_on
+    from toollearn.agents.clause_plan import plan_settings as settings
 
     if not opts.plan:
         return {}
-    margin = margin_on(DISTINCT_MARGIN if opts.plan_margin is None else opts.plan_margin)
-    gap = margin_on(UNFIT_GAP if opts.plan_unfit_gap is None else opts.plan_unfit_gap)
-    out = {"plan_margin": margin, "plan_unfit_gap": gap}
-    return {k: v for k, v in out.items() if v is not None}
+    names = {"distinct_margin": "plan_margin", "unfit_gap": "plan_unfit_gap"}
+    return {names[k]: v for k, v in settings(opts.plan_margin, opts.plan_unfit_gap).items()}
 
 
 def tool_calls_agent(engine: Any, opts: EpisodeOptions) -> Any:
@@ -103,9 +101,7 @@ def tool_calls_agent(engine: Any, opts: EpisodeOptions) -> Any:
     if opts.plan:
         from toollearn.agents.clause_plan import ClausePlanner
 
-        settings = plan_settings(opts)
-        options["planner"] = ClausePlanner(distinct_margin=settings.get("plan_margin"),
-                                           unfit_gap=settings.get("plan_unfit_gap"))  # fmt: skip
+        options["planner"] = ClausePlanner.with_settings(opts.plan_margin, opts.plan_unfit_gap)
     if opts.call_gate:
         return ToolCallsAgent.gated(engine, sure_call=opts.sure_call, **options)
     return ToolCallsAgent(engine, **options)
