@@ -78,14 +78,14 @@ def add_sampling_args(p: argparse.ArgumentParser) -> None:
 
 
 def add_plan_tuning_args(p: argparse.ArgumentParser) -> None:
-    """The call plan's distinct margin and unfit gap (`agents.clause_plan`), shared by `run`
-    and `eval episodes`."""
+    """The call plan's distinct margin and unfit gap (`agents.clause_plan`), shared by `run`,
+    `eval episodes` and `eval stepwise`."""
     p.add_argument("--plan-margin", type=float, default=None, metavar="COSINE",
-                   help="tool-calls, with a plan: a request whose closest tool is planned "
+                   help="with a call plan: a request whose closest tool is planned "
                    "already gets the closest unplanned tool within this cosine margin "
                    "(default 0.06; negative: off; results/agent-plan-distinct)")  # fmt: skip
     p.add_argument("--plan-unfit-gap", type=float, default=None, metavar="COSINE",
-                   help="tool-calls, with a plan: two requests sharing a tool whose cosines "
+                   help="with a call plan: two requests sharing a tool whose cosines "
                    "with it differ by more than this mark the weaker one unfit, and the plan "
                    "ends before it, then the reply (default 0.15; negative: off; "
                    "results/agent-plan-unfit)")  # fmt: skip

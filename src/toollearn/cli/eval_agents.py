@@ -26,6 +26,7 @@ from toollearn.cli.common import (
 def register_eval(eval_sub: Any) -> None:
     """Add `toollearn eval deer`, `eval stepwise` and `eval episodes`."""
     from toollearn.agents.decision import PROMPTING
+    from toollearn.agents.plan_gate import RULES as PLAN_GATE_RULES
     from toollearn.evaluation.runners.deer import SPLITS
     from toollearn.evaluation.runners.stepwise import MODES
 
@@ -184,6 +185,12 @@ def register_eval(eval_sub: Any) -> None:
     s.add_argument("--stop-threshold", type=float, default=None, metavar="LOGPROB",
                    help="the stop gate: the planner concludes only when its log p(conclusion "
                    "thought) is above LOGPROB (else calls); implies --stop-scores")  # fmt: skip
+    s.add_argument("--plan-gate", choices=PLAN_GATE_RULES, default=None,
+                   help="the planner's role choice re-decided by the query's call plan "
+                   "(agents.plan_gate): veto (no end while a planned call is due), follow "
+                   "(a call exactly while one is due), plan (the plan alone); scored beside "
+                   "greedy. Steps already recorded are rescored without a model")  # fmt: skip
+    add_plan_tuning_args(s)
     add_engine_args(s)
     add_run_args(s)
     s.set_defaults(func=run_stepwise_cli)
@@ -514,12 +521,20 @@ def run_stepwise_cli(args: argparse.Namespace) -> int:
         config["stop_scores"] = True
     if args.stop_threshold is not None:
         config["stop_threshold"] = args.stop_threshold
+    if args.plan_gate is not None:
+        config["plan_gate"] = stepwise.plan_gate_config(args.plan_gate, args.plan_margin,
+                                                        args.plan_unfit_gap)  # fmt: skip
     writer = RunWriter(Path(args.out), with_shard(config, shard))
-    engines = load_engines(specs, args.threads, n_ctx=args.context, **llama_flags(args))
-    writer.record_engine(engines)
+    engines: dict[str, Any] = {}
+    if writer.done_ids() >= {c.id for c in cases}:
+        print(f"all {len(cases)} steps recorded: scored without loading a model", file=sys.stderr)
+    else:
+        engines = load_engines(specs, args.threads, n_ctx=args.context, **llama_flags(args))
+        writer.record_engine(engines)
     t0 = time.perf_counter()
     records = stepwise.run_stepwise(cases, engines, args.mode, writer, opts)
-    scores = stepwise.score_records(records, args.stop_threshold, roles)
+    plans = stepwise.plan_gate_plans(cases, config.get("plan_gate"))
+    scores = stepwise.score_records(records, args.stop_threshold, roles, args.plan_gate, plans)
     scores["skipped_gold_steps"] = skipped
     path = writer.write_scores(scores, {"wall_seconds_predict": round(time.perf_counter() - t0, 1)})
     label = f"{args.mode}: {specs['planner']}"
@@ -529,6 +544,12 @@ def run_stepwise_cli(args: argparse.Namespace) -> int:
         gate = scores["stop_gate"]
         print(
             f"stop gate at {gate['threshold']}: Plan ACC {100 * scores['plan_acc']:.2f} "
+            f"(greedy {100 * gate['greedy_plan_acc']:.2f}; {gate['changed']} choices changed)"
+        )
+    if "plan_gate" in scores:
+        gate = scores["plan_gate"]
+        print(
+            f"plan gate ({gate['rule']}): Plan ACC {100 * scores['plan_acc']:.2f} "
             f"(greedy {100 * gate['greedy_plan_acc']:.2f}; {gate['changed']} choices changed)"
         )
     print(f"scores: {path}", file=sys.stderr)

@@ -77,10 +77,13 @@ def _stepwise(config: dict[str, Any], records: list) -> dict[str, Any]:
     from toollearn.evaluation.runners import stepwise
 
     roles = config.get("roles") or stepwise.ROLES
-    scores = stepwise.score_records(records, config.get("stop_threshold"), roles)
-    scores["skipped_gold_steps"] = stepwise.step_cases(
-        read_trajectories(stepwise.trajectory_file(config["file"]))
-    )[1]
+    trajectories = read_trajectories(stepwise.trajectory_file(config["file"]))
+    cases, skipped = stepwise.step_cases(trajectories)
+    gate = config.get("plan_gate")
+    plans = stepwise.plan_gate_plans(cases, gate)
+    scores = stepwise.score_records(records, config.get("stop_threshold"), roles,
+                                    gate and gate["rule"], plans)  # fmt: skip
+    scores["skipped_gold_steps"] = skipped
     return scores
 
 

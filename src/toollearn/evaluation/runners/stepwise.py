@@ -251,25 +251,38 @@ def score_records(
     records: Sequence[dict[str, Any]],
     stop_threshold: float | None = None,
     roles: Sequence[str] = ROLES,
+    plan_gate: str | None = None,
+    plans: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Stepwise scores of the records: gold as stored, predictions re-read from the raw texts.
     stop_threshold: the planner's caller/conclusion choice is the stop gate's
     (agents.stop_gate, on each record's `conclusion_logprob`); `stop_gate` then gives greedy's
-    Plan ACC beside it. The metrics of multi-role roles not asked (`roles`) are None."""
+    Plan ACC beside it. plan_gate: the planner's choice re-decided by that rule of
+    agents.plan_gate on each step's `plans[id]` (`step_plans`); `plan_gate` then gives
+    greedy's Plan ACC beside it. The metrics of multi-role roles not asked (`roles`) are None."""
     from toollearn.evaluation.metrics.stepwise import StepTarget, stepwise_scores
 
     golds = [StepTarget(**{**r["gold"], "candidates": tuple(r["gold"]["candidates"])})
              for r in records]  # fmt: skip
     greedy = [step_output(r) for r in records]
     preds = greedy if stop_threshold is None else gated_outputs(records, greedy, stop_threshold)
+    if plan_gate is not None:
+        preds = plan_gated_outputs(records, preds, plan_gate, plans or {})
     scores = stepwise_scores(preds, golds)
+    gated = stop_threshold is not None or plan_gate is not None
+    base = stepwise_scores(greedy, golds) if gated else {}
+    changed = sum(p.action != g.action for p, g in zip(preds, greedy))
     if stop_threshold is not None:
-        base = stepwise_scores(greedy, golds)
         scores["stop_gate"] = {
             "threshold": stop_threshold, "greedy_plan_acc": base["plan_acc"],
-            "greedy_plans": base["plans"],
-            "changed": sum(p.action != g.action for p, g in zip(preds, greedy)),
+            "greedy_plans": base["plans"], "changed": changed,
             "unscored": sum(r.get("conclusion_logprob") is None for r in records),
+        }  # fmt: skip
+    if plan_gate is not None:
+        scores["plan_gate"] = {
+            "rule": plan_gate, "greedy_plan_acc": base["plan_acc"],
+            "greedy_plans": base["plans"], "changed": changed,
+            "unplanned": sum(r["id"] not in (plans or {}) for r in records),
         }  # fmt: skip
     unasked = {"caller": ("act_em", "arg_f1", "hallucination"), "summarizer": ("rouge_l",)}
     for role, keys in unasked.items():
@@ -292,6 +305,56 @@ def gated_outputs(
     out = []
     for rec, pred in zip(records, greedy):
         nxt = gated_next(ACTION_TO_NEXT.get(pred.action), rec.get("conclusion_logprob"), threshold)
+        out.append(replace(pred, action=NEXT_TO_ACTION.get(nxt, pred.action)))
+    return out
+
+
+def plan_gate_config(rule: str, margin: float | None = None, gap: float | None = None) -> dict:
+    """A run config's `plan_gate`: the rule and the call plan's settings in force (each given,
+    or the planner's default for None; recorded only when on)."""
+    from toollearn.agents.clause_plan import plan_settings
+
+    return {"rule": rule, **plan_settings(margin, gap)}
+
+
+def plan_gate_plans(cases: Sequence[StepCase], gate: dict[str, Any] | None) -> dict | None:
+    """The steps' call plans under a run config's `plan_gate` (None without one)."""
+    if not gate:
+        return None
+    from toollearn.agents.clause_plan import ClausePlanner
+
+    planner = ClausePlanner(distinct_margin=gate.get("distinct_margin"),
+                            unfit_gap=gate.get("unfit_gap"))  # fmt: skip
+    return step_plans(cases, planner)
+
+
+def step_plans(cases: Sequence[StepCase], planner: Any) -> dict[str, Any]:
+    """{step id: agents.plan_gate.StepPlan}: each step's call plan (`planner`, a
+    clause_plan.ClausePlanner, on its trajectory's instruction and tools) after the calls of
+    its gold history."""
+    from toollearn.agents.plan_gate import step_plan
+
+    plans: dict[str, Any] = {}
+    out = {}
+    for case in cases:
+        traj = case.trajectory
+        if traj.id not in plans:
+            plans[traj.id] = planner.plan(traj.instruction, list(traj.tools))
+        out[case.id] = step_plan(plans[traj.id], case.history)
+    return out
+
+
+def plan_gated_outputs(
+    records: Sequence[dict[str, Any]], preds: Sequence[Any], rule: str, plans: dict[str, Any]
+) -> list[Any]:
+    """The step outputs with the planner's choice re-decided by the call plan's rule."""
+    from dataclasses import replace
+
+    from toollearn.agents.plan_gate import gated_next
+
+    out = []
+    for rec, pred in zip(records, preds):
+        nxt = gated_next(ACTION_TO_NEXT.get(pred.action), plans.get(rec["id"]), rule)
         out.append(replace(pred, action=NEXT_TO_ACTION.get(nxt, pred.action)))
     return out
 
