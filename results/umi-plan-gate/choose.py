@@ -4,7 +4,8 @@
 
 Each RUN is a stepwise run folder (its config names the trajectory file). The rule fixed before
 any test step was gated: the highest Plan ACC on the FIRST run, ties to the least overriding
-rule (agents.plan_gate.RULES order); the other runs are shown beside it.
+rule (agents.plan_gate.RULES order); the other runs are shown beside it. `--compare`: the
+table alone (test runs scored under every rule for the record; nothing is chosen on them).
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("runs", nargs="+", type=Path)
     ap.add_argument("--out", type=Path, required=True)
+    ap.add_argument("--compare", action="store_true", help="the table alone, no choice")
     args = ap.parse_args()
     table = {str(run): rule_scores(run) for run in args.runs}
     first = table[str(args.runs[0])]
@@ -45,10 +47,13 @@ def main() -> None:
     for run, scores in table.items():
         cells = " | ".join(pct(scores[r]["plan_acc"]) for r in ("greedy", *RULES))
         print(f"| {run} | {scores['greedy']['steps']} | {cells} |")
+    accs = {run: {k: s["plan_acc"] for k, s in scores.items()} for run, scores in table.items()}
+    if args.compare:
+        print("\nfor the record: the rule was chosen on dev (choice.md), not on these runs")
+        args.out.write_text(json.dumps({"plan_acc": accs}, indent=2) + "\n")
+        return
     print(f"\nchosen on {args.runs[0]}: `{best}` (highest Plan ACC, ties to the least overriding)")
-    choice = {"rule": best, "chosen_on": str(args.runs[0]),
-              "plan_acc": {run: {k: s["plan_acc"] for k, s in scores.items()}
-                           for run, scores in table.items()}}  # fmt: skip
+    choice = {"rule": best, "chosen_on": str(args.runs[0]), "plan_acc": accs}
     args.out.write_text(json.dumps(choice, indent=2) + "\n")
 
 
