@@ -145,3 +145,46 @@ def test_cli_scores_recorded_steps_under_the_gate_without_a_model(tmp_path, caps
     assert rescore_run(gated) == json.loads(json.dumps(scores))
     with pytest.raises(SystemExit):
         main([*argv, "--plan-gate", "always", "--out", str(tmp_path / "x")])
+
+
+def test_multi_role_agent_follows_the_plan_where_its_planner_stops_early():
+    from helpers import ADD, MULTIPLY, math_env
+
+    from toollearn.agents import MultiRoleAgent
+
+    query = "First, add the numbers 2 and 3. Then multiply the numbers 4 and 5."
+    # the planner concludes at every turn; the plan (real MiniLM) sees two requests
+    caller = ScriptedEngine(['Action: add\nAction Input: {"a": 2, "b": 3}',
+                             'Action: multiply\nAction Input: {"a": 4, "b": 5}'])  # fmt: skip
+    agent = MultiRoleAgent(_eager_planner(), caller, ScriptedEngine(["5 and 20"]), math_env(),
+                           constrained_plan=True, constrained_caller=True,
+                           plan_gate="plan")  # fmt: skip
+    trace = agent.run(query, [ADD, MULTIPLY])
+    assert [c.name for c in trace.calls] == ["add", "multiply"]
+    assert trace.answer == "5 and 20" and trace.meta["outcome"] == "concluded"
+    assert trace.meta["plan_gate"] == "plan" and trace.meta["planner"] == "clauses"
+    plan_step = trace.steps[0]
+    assert plan_step.role == "planner" and plan_step.data["plan"] == ["add", "multiply"]
+    decisions = [s for s in trace.steps if s.kind == "decision"]
+    assert [d.content for d in decisions] == ["caller", "caller", "conclusion"]
+    assert decisions[0].detail == "plan gate: the planner chose conclusion"
+    assert decisions[0].data["plan_gate"]["due"] == "add"
+    # the call the gate adds carries the due request as its thought; the caller is offered
+    # the due tool alone
+    first_caller_prompt = caller.requests[0]["prompts"][0][0].content
+    assert "add the numbers 2 and 3" in first_caller_prompt
+    grammars = [r["constraint"].grammar for r in caller.requests]
+    assert "Action: add" in grammars[0] and "multiply" not in grammars[0]
+    assert "Action: multiply" in grammars[1] and "Action: add" not in grammars[1]
+    # without the gate the same planner concludes before any call
+    plain = MultiRoleAgent(_eager_planner(), caller, ScriptedEngine(["?"]), math_env(),
+                           constrained_plan=True)  # fmt: skip
+    assert not plain.run(query, [ADD, MULTIPLY]).calls
+    with pytest.raises(ValueError, match="plan_gate"):
+        MultiRoleAgent(_eager_planner(), plan_gate="maybe")
+
+
+def test_episodes_cli_takes_the_plan_gate_for_the_multi_role_agent_only(tmp_path):
+    with pytest.raises(SystemExit, match="plan gate"):
+        main(["eval", "episodes", "--agent", "tool-calls", "--engine", "scripted",
+              "--plan-gate", "plan", "--out", str(tmp_path / "x")])  # fmt: skip

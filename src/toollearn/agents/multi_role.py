@@ -15,6 +15,7 @@ from typing import Any
 
 from toollearn.agents.acting import ActionRunner, start_episode
 from toollearn.agents.base import Recorder, engine_label
+from toollearn.agents.plan_gate import StepPlan
 from toollearn.core.errors import FormatError, ToollearnError
 from toollearn.core.types import ErrorKind, Message, Step, Tool, ToolCall, Trace
 from toollearn.decoding.umi import action_constraint, next_constraint
@@ -54,6 +55,10 @@ class MultiRoleAgent:
     stop_threshold: the stop gate (agents.stop_gate) re-decides a constrained planner's choice
     between caller and conclusion by its log p(conclusion thought); the decision step keeps
     the score and what the planner had chosen. A gated call passes the planner's thought on.
+    plan_gate: the query's call plan (`call_planner`, default `clause_plan.ClausePlanner()`,
+    recorded as a planner step) re-decides the planner's role by that rule of agents.plan_gate
+    (veto / follow / plan); a call it adds passes the due request's text on as the thought,
+    and while a planned tool is due a constrained caller may call only it.
     """
 
     name = "multi-role"
@@ -77,7 +82,18 @@ class MultiRoleAgent:
         seed: int = 0,
         sampling: Sampling | None = None,
         stop_threshold: float | None = None,
+        plan_gate: str | None = None,
+        call_planner: Any = None,
     ):
+        from toollearn.agents.plan_gate import RULES
+
+        if plan_gate is not None and plan_gate not in RULES:
+            raise ValueError(f"plan_gate must be one of {RULES}, not {plan_gate!r}")
+        if plan_gate is not None and call_planner is None:
+            from toollearn.agents.clause_plan import ClausePlanner
+
+            call_planner = ClausePlanner()
+        self.plan_gate, self.call_planner = plan_gate, call_planner
         self.sampling = sampling or Sampling(seed=seed)
         self.stop_threshold = stop_threshold
         self.planner, self.caller = planner, caller or planner
@@ -118,6 +134,11 @@ class MultiRoleAgent:
             "fresh_tools": self.fresh_tools,
             "max_tokens": self.tokens,
             "stop_threshold": self.stop_threshold,
+            **(
+                {"plan_gate": self.plan_gate, **self.call_planner.describe()}
+                if self.plan_gate
+                else {}
+            ),  # fmt: skip
         }
 
     def run(
@@ -129,9 +150,14 @@ class MultiRoleAgent:
             sampling=self.sampling,
         )  # fmt: skip
         history = [Message("user", query)]
+        call_plan = self._call_plan(rec, query, shown)
         for _ in range(self.max_steps):
             ok_calls = sum(1 for r in runner.seen.values() if r.ok)
-            plan = self._plan(rec, shown, history, ok_calls)
+            step = None
+            if call_plan is not None:
+                called = {r.call.name for r in runner.seen.values()}
+                step = StepPlan(call_plan.due(called), call_plan.unfit is not None)
+            plan = self._plan(rec, shown, history, ok_calls, step, call_plan)
             if plan is None:
                 return rec.finish(None, **self.config(), outcome="planner_failed")
             if plan.next == "give up":
@@ -140,7 +166,8 @@ class MultiRoleAgent:
                 answer = self._conclude(rec, history)
                 outcome = "concluded" if answer is not None else "summarizer_failed"
                 return rec.finish(answer, **self.config(), outcome=outcome)
-            result = self._call(rec, shown, history, plan.thought, runner)
+            due = step.due if step is not None else None
+            result = self._call(rec, shown, history, plan.thought, runner, due)
             if runner.repeats >= self.max_repeats:
                 detail = f"{runner.repeats} identical calls in a row"
                 rec.error("agent", ErrorKind.REPEATED_CALL, detail, calls=(result.call,))
@@ -148,12 +175,32 @@ class MultiRoleAgent:
         rec.error("agent", ErrorKind.STEP_LIMIT, f"no conclusion after {self.max_steps} steps")
         return rec.finish(None, **self.config(), outcome="step_limit")
 
+    def _call_plan(self, rec: Recorder, query: str, shown: list[Tool]) -> Any:
+        """The query's call plan (recorded as a planner step), or None without a plan gate."""
+        if self.plan_gate is None:
+            return None
+        plan = self.call_planner.plan(query, shown)
+        named = ", ".join(plan.tools) or "(none: no request is close enough to a tool)"
+        if plan.unfit:
+            named += ", then the end: no shown tool fits a request"
+        rec.add(Step("planner", "thought", named,
+                     detail=f"plan gate ({self.plan_gate}): one request's closest tool each",
+                     data={"plan": plan.tools, "requests": plan.requests,
+                           **({"unfit": plan.unfit} if plan.unfit else {})}))  # fmt: skip
+        return plan
+
     def _plan(
-        self, rec: Recorder, tools: list[Tool], history: list[Message], ok_calls: int
+        self,
+        rec: Recorder,
+        tools: list[Tool],
+        history: list[Message],
+        ok_calls: int,
+        step: StepPlan | None = None,
+        call_plan: Any = None,
     ) -> umi.Plan | None:
         prompt = umi.planner_prompt(tools, history)
         if self.constrained_plan:
-            return self._plan_constrained(rec, prompt, history, ok_calls)
+            return self._plan_constrained(rec, prompt, history, ok_calls, step, call_plan)
         text = rec.model(self.planner, prompt, role="planner", kind="thought",
                          max_tokens=self.tokens["planner"])  # fmt: skip
         if text is None:
@@ -164,10 +211,17 @@ class MultiRoleAgent:
         except FormatError as exc:
             rec.amend_last(error=ErrorKind.FORMAT, detail=f"{exc}; using {self.plan_fallback}")
             plan = umi.Plan(text.strip(), self.plan_fallback)
-        return self._record_plan(rec, at, plan, history)
+        plan, gate = self._plan_gated(plan, step, call_plan, {}, umi.NEXT_OPTIONS)
+        return self._record_plan(rec, at, plan, history, gate=gate)
 
     def _plan_constrained(
-        self, rec: Recorder, prompt: str, history: list[Message], ok_calls: int
+        self,
+        rec: Recorder,
+        prompt: str,
+        history: list[Message],
+        ok_calls: int,
+        step: StepPlan | None = None,
+        call_plan: Any = None,
     ) -> umi.Plan | None:
         thought = rec.model(self.planner, prompt, role="planner", kind="thought",
                             max_tokens=self.tokens["planner"],
@@ -187,8 +241,33 @@ class MultiRoleAgent:
         if picked not in allowed:
             return None
         gate = self._stop_gate(prompt, picked, allowed)
-        return self._record_plan(rec, at, umi.Plan(thought.strip(), gate.get("next", picked)),
-                                 history, gate=gate)  # fmt: skip
+        plan = umi.Plan(thought.strip(), gate.get("next", picked))
+        plan, gate = self._plan_gated(plan, step, call_plan, gate, allowed)
+        return self._record_plan(rec, at, plan, history, gate=gate)
+
+    def _plan_gated(
+        self,
+        plan: umi.Plan,
+        step: StepPlan | None,
+        call_plan: Any,
+        gate: dict[str, Any],
+        allowed: Sequence[str],
+    ) -> tuple[umi.Plan, dict[str, Any]]:
+        """The planner's choice under the plan gate (unchanged without one, or where the
+        gated role is not allowed here); a call the gate adds takes the due request's text as
+        its thought. The gate record keeps what the planner chose."""
+        from toollearn.agents.plan_gate import gated_next
+
+        gated = gated_next(plan.next, step, self.plan_gate)
+        if step is None or gated == plan.next or gated not in allowed:
+            return plan, gate
+        thought = plan.thought
+        if gated == "caller":
+            asked = [r["request"] for r in call_plan.requests if r["tool"] == step.due]
+            thought = asked[0] if asked else thought
+        record = {"planner_next": gate.get("planner_next", plan.next),
+                  "plan_gate": self.plan_gate, "due": step.due, "unfit": step.unfit}  # fmt: skip
+        return umi.Plan(thought, gated), {**gate, **record}
 
     def _stop_gate(self, prompt: str, picked: str, allowed: Sequence[str]) -> dict[str, Any]:
         """{} without a gate; else the score, the planner's choice and the gated one (kept
@@ -215,15 +294,16 @@ class MultiRoleAgent:
         gate: dict[str, Any] | None = None,
     ) -> umi.Plan:
         """Tag the planner's model step for the trajectory and add the decision step (with
-        the stop gate's record, if one decided)."""
+        the stop or plan gate's record, if one decided)."""
         text = umi.render_plan(plan.thought, plan.next)
         step = rec.steps[at]
         rec.steps[at] = Step(**{**step.__dict__, "data": {**step.data, "umi_role": "assistant",
                                                             "umi_text": text}})  # fmt: skip
         detail = "forced by next_policy" if forced else ""
+        which = "plan_gate" if gate and "plan_gate" in gate else "stop_gate"
         if gate and gate.get("planner_next") != plan.next:
-            detail = f"stop gate: the planner chose {gate['planner_next']}"
-        data = {"next": plan.next, **({"stop_gate": gate} if gate else {})}
+            detail = f"{which.replace('_', ' ')}: the planner chose {gate['planner_next']}"
+        data = {"next": plan.next, **({which: gate} if gate else {})}
         rec.add(Step("planner", "decision", plan.next, data=data, detail=detail))
         history.append(Message("assistant", text))
         return plan
@@ -243,13 +323,19 @@ class MultiRoleAgent:
         history: list[Message],
         thought: str,
         runner: ActionRunner,
+        due: str | None = None,
     ) -> CallResult:
+        """One caller turn, run; with a plan gate and a planned tool due, a constrained caller
+        may call only that one."""
         constraint = None
         if self.constrained_caller and tools:
             used = (
                 {r.call.name for r in runner.seen.values() if r.ok} if self.fresh_tools else set()
             )
-            constraint = action_constraint([t for t in tools if t.name not in used] or tools)
+            offered = [t for t in tools if t.name not in used] or tools
+            if due is not None:
+                offered = [t for t in tools if t.name == due] or offered
+            constraint = action_constraint(offered)
         prompt = umi.caller_prompt(tools, history[:-1], thought)
         text = rec.model(self.caller, prompt, role="caller", kind="call",
                          max_tokens=self.tokens["caller"],

@@ -223,6 +223,10 @@ def register_eval(eval_sub: Any) -> None:
                    help="tool-calls: follow a call plan read off the query's requests "
                    "(agents.clause_plan): one call a turn, only the due tool (due) or no "
                    "later planned tool first (order)")  # fmt: skip
+    e.add_argument("--plan-gate", choices=PLAN_GATE_RULES, default=None,
+                   help="multi-role: the query's call plan re-decides the planner's role by "
+                   "this rule (as in `eval stepwise`; agents.plan_gate), and while a planned "
+                   "tool is due the caller may call only it")  # fmt: skip
     add_plan_tuning_args(e)
     add_role_args(e)
     e.add_argument("--free", action="store_true",
@@ -577,8 +581,10 @@ def run_episodes_cli(args: argparse.Namespace) -> int:
     shard = parse_shard(args.shard)
     trajectories = take_shard(trajectories, shard)
     general = args.agent == "tool-calls"
-    if general and (args.stop_threshold is not None or role_flags(args)):
-        raise SystemExit("--agent tool-calls runs --engine alone: no role engines or stop gate")
+    if general and (args.stop_threshold is not None or role_flags(args) or args.plan_gate):
+        raise SystemExit(
+            "--agent tool-calls runs --engine alone: no role engines, stop or plan gate"
+        )
     if (args.no_gates or args.no_sure_call or args.ask_again_on_repeat or args.plan) and (
         not general
     ):
@@ -591,14 +597,19 @@ def run_episodes_cli(args: argparse.Namespace) -> int:
                                    args.stop_threshold, args.agent, not args.no_gates,
                                    not (args.no_gates or args.no_sure_call),
                                    args.ask_again_on_repeat, args.plan,
-                                   args.plan_margin, args.plan_unfit_gap)  # fmt: skip
-    if (args.plan_margin is not None or args.plan_unfit_gap is not None) and not args.plan:
-        raise SystemExit("--plan-margin and --plan-unfit-gap are for a run with --plan")
+                                   args.plan_margin, args.plan_unfit_gap,
+                                   args.plan_gate)  # fmt: skip
+    tuned = args.plan_margin is not None or args.plan_unfit_gap is not None
+    if tuned and not (args.plan or args.plan_gate):
+        raise SystemExit("--plan-margin and --plan-unfit-gap are for a run with a plan")
     config = {"benchmark": "episodes", "file": "builtin:demo" if args.file is None else str(file),
               "limit": args.limit, "engines": specs, "seed": args.seed,
               "constrained": opts.constrained, "max_steps": opts.max_steps}  # fmt: skip
     if args.stop_threshold is not None:  # only when set, so earlier runs resume as they are
         config["stop_threshold"] = args.stop_threshold
+    if args.plan_gate:
+        config["plan_gate"] = args.plan_gate
+        config.update(episodes.plan_settings(opts))
     if general:
         config.update(agent=args.agent, call_gate=opts.call_gate)
         if opts.sure_call:  # recorded when on: a run made before it does not resume under it

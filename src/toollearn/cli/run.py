@@ -25,6 +25,8 @@ AGENT_NAMES = ("tool-calls", "multi-role", "react", "deer", "multi-call")
 
 def register(subparsers: Any) -> None:
     """Add the `run` command."""
+    from toollearn.agents.plan_gate import RULES as PLAN_GATE_RULES
+
     p = subparsers.add_parser(
         "run",
         help="run an agent on one query and print its Trace",
@@ -82,6 +84,11 @@ def register(subparsers: Any) -> None:
                    "Search instead of the model (off by default: it also declines a few tool "
                    "requests)")  # fmt: skip
     p.add_argument("--constrain-plan", action="store_true", help="multi-role: grammar for Next:")
+    p.add_argument("--plan-gate", choices=PLAN_GATE_RULES, default=None,
+                   help="multi-role: the query's call plan re-decides the planner's role by "
+                   "this rule (agents.plan_gate) and offers the caller only the due tool; "
+                   "for queries that state each sub-task as a clause (results/umi-plan-gate)"
+                   )  # fmt: skip
     p.add_argument("--max-steps", type=int, default=6)
     p.add_argument("--timeout", type=float, default=5.0, help="seconds per tool call")
     p.add_argument("--json", action="store_true", help="print the Trace as JSON (with prompts)")
@@ -137,10 +144,16 @@ def build_agent(args: argparse.Namespace, env: Any) -> Any:
     common = {"seed": args.seed, "sampling": sampling}
     if args.agent == "multi-role":  # one backbone per distinct base model, a view per adapter
         roles = load_engines(role_specs(args), args.threads, **llama_flags(args))
+        call_planner = None
+        if args.plan_gate:
+            from toollearn.agents.clause_plan import ClausePlanner
+
+            call_planner = ClausePlanner.with_settings(args.plan_margin, args.plan_unfit_gap)
         return agents.MultiRoleAgent(
             roles["planner"], roles["caller"], roles["summarizer"], env,
             max_steps=args.max_steps, constrained_caller=constrained,
-            constrained_plan=args.constrain_plan, **common,
+            constrained_plan=args.constrain_plan, plan_gate=args.plan_gate,
+            call_planner=call_planner, **common,
         )  # fmt: skip
     if args.agent == "react":
         return agents.ReActAgent(engine(), env, max_steps=args.max_steps,

@@ -41,7 +41,8 @@ class EpisodeOptions:
     whether a call list that repeats a call is asked again without the repeated tools, and
     the call plan it follows (`agents.clause_plan`; None: none) and the plan's distinct margin
     (`ClausePlanner(distinct_margin=)`; None: the planner's default, negative: off) and its
-    unfit gap (`unfit_gap`, the same way)."""
+    unfit gap (`unfit_gap`, the same way); for the multi-role agent, the rule by which that
+    plan re-decides its planner's role (`agents.plan_gate`; None: none)."""
 
     constrained: bool = True
     max_steps: int = MAX_STEPS
@@ -54,6 +55,7 @@ class EpisodeOptions:
     plan: str | None = None
     plan_margin: float | None = None
     plan_unfit_gap: float | None = None
+    plan_gate: str | None = None
 
     def __post_init__(self) -> None:
         if self.agent not in AGENTS:
@@ -75,11 +77,12 @@ def gold_episode(trajectory: Any) -> dict[str, Any]:
 
 
 def plan_settings(opts: EpisodeOptions) -> dict[str, float]:
-    """The plan's distinct margin and unfit gap in force ({} without a plan), each only when
-    on: a run's config records them so, and runs made before them resume as they were."""
+    """The plan's distinct margin and unfit gap in force ({} without a plan or plan gate),
+    each only when on: a run's config records them so, and runs made before them resume as
+    they were."""
     from toollearn.agents.clause_plan import plan_settings as settings
 
-    if not opts.plan:
+    if not (opts.plan or opts.plan_gate):
         return {}
     names = {"distinct_margin": "plan_margin", "unfit_gap": "plan_unfit_gap"}
     return {names[k]: v for k, v in settings(opts.plan_margin, opts.plan_unfit_gap).items()}
@@ -107,6 +110,15 @@ def tool_calls_agent(engine: Any, opts: EpisodeOptions) -> Any:
     return ToolCallsAgent(engine, **options)
 
 
+def _call_planner(opts: EpisodeOptions) -> Any:
+    """The multi-role agent's call plan under its plan gate (None without one)."""
+    if opts.plan_gate is None:
+        return None
+    from toollearn.agents.clause_plan import ClausePlanner
+
+    return ClausePlanner.with_settings(opts.plan_margin, opts.plan_unfit_gap)
+
+
 def run_episode(trajectory: Any, roles: dict[str, Any], opts: EpisodeOptions,
                 agent: Any = None) -> dict[str, Any]:  # fmt: skip
     """One episode on the trajectory's query and tools: `agent` (one whose environment is
@@ -119,7 +131,8 @@ def run_episode(trajectory: Any, roles: dict[str, Any], opts: EpisodeOptions,
         agent = MultiRoleAgent(roles["planner"], roles["caller"], roles["summarizer"], env,
                                max_steps=opts.max_steps, constrained_caller=opts.constrained,
                                constrained_plan=opts.constrained, seed=opts.seed,
-                               stop_threshold=opts.stop_threshold)  # fmt: skip
+                               stop_threshold=opts.stop_threshold, plan_gate=opts.plan_gate,
+                               call_planner=_call_planner(opts))  # fmt: skip
     trace = agent.run(trajectory.instruction, list(trajectory.tools), example_id=trajectory.id)
     steps = [{k: v for k, v in s.to_dict().items() if k != "prompt"} for s in trace.steps]
     return {"steps": steps, "answer": trace.answer, "meta": trace.meta}
