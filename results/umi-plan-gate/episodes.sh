@@ -36,3 +36,11 @@ toollearn runs merge --out "$OUT" "runs/umi-plan-gate/$SPLIT-$GATE-s1" \
   "runs/umi-plan-gate/$SPLIT-$GATE-s2"
 episodes --out "$OUT" > "$OUT/table.txt"
 toollearn score --run "$OUT" --check > /dev/null
+# the failures sorted, one kind per episode, beside the same roles without the gate
+if [ "$SPLIT" = test ] && [ "$GATE" != none ]; then
+  python results/umi-planner-spread/episode_errors.py results/episodes-umi-glpft-gpu "$OUT" \
+    > "$HERE/episode_errors-test.md"
+elif [ "$SPLIT" = demo ] && [ -d "$HERE/episodes-glpft-gpu-demo-none" ] && [ "$GATE" != none ]; then
+  python results/umi-planner-spread/episode_errors.py "$HERE/episodes-glpft-gpu-demo-none" \
+    "$OUT" > "$HERE/episode_errors-demo.md"
+fi
