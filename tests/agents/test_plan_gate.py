@@ -145,6 +145,8 @@ def test_cli_scores_recorded_steps_under_the_gate_without_a_model(tmp_path, caps
     assert rescore_run(gated) == json.loads(json.dumps(scores))
     with pytest.raises(SystemExit):
         main([*argv, "--plan-gate", "always", "--out", str(tmp_path / "x")])
+    with pytest.raises(SystemExit, match="--plan-gate"):  # tuning without a gate
+        main([*argv, "--plan-margin", "0.1", "--out", str(tmp_path / "y")])
 
 
 def test_multi_role_agent_follows_the_plan_where_its_planner_stops_early():

@@ -525,6 +525,8 @@ def run_stepwise_cli(args: argparse.Namespace) -> int:
         config["stop_scores"] = True
     if args.stop_threshold is not None:
         config["stop_threshold"] = args.stop_threshold
+    if args.plan_gate is None and (args.plan_margin is not None or args.plan_unfit_gap is not None):
+        raise SystemExit("--plan-margin and --plan-unfit-gap are for a run with --plan-gate")
     if args.plan_gate is not None:
         config["plan_gate"] = stepwise.plan_gate_config(args.plan_gate, args.plan_margin,
                                                         args.plan_unfit_gap)  # fmt: skip

@@ -294,19 +294,27 @@ def score_records(
     return scores
 
 
+def regated(records: Sequence[dict[str, Any]], preds: Sequence[Any], decide: Any) -> list[Any]:
+    """The step outputs with the planner's choice re-decided: `decide(record, next role)`
+    gives the role (caller / conclusion / give up) a gate chooses."""
+    from dataclasses import replace
+
+    out = []
+    for rec, pred in zip(records, preds):
+        nxt = decide(rec, ACTION_TO_NEXT.get(pred.action))
+        out.append(replace(pred, action=NEXT_TO_ACTION.get(nxt, pred.action)))
+    return out
+
+
 def gated_outputs(
     records: Sequence[dict[str, Any]], greedy: Sequence[Any], threshold: float
 ) -> list[Any]:
     """The step outputs with the planner's choice re-decided by the stop gate."""
-    from dataclasses import replace
-
     from toollearn.agents.stop_gate import gated_next
 
-    out = []
-    for rec, pred in zip(records, greedy):
-        nxt = gated_next(ACTION_TO_NEXT.get(pred.action), rec.get("conclusion_logprob"), threshold)
-        out.append(replace(pred, action=NEXT_TO_ACTION.get(nxt, pred.action)))
-    return out
+    return regated(
+        records, greedy, lambda rec, nxt: gated_next(nxt, rec.get("conclusion_logprob"), threshold)
+    )
 
 
 def plan_gate_config(rule: str, margin: float | None = None, gap: float | None = None) -> dict:
@@ -348,15 +356,9 @@ def plan_gated_outputs(
     records: Sequence[dict[str, Any]], preds: Sequence[Any], rule: str, plans: dict[str, Any]
 ) -> list[Any]:
     """The step outputs with the planner's choice re-decided by the call plan's rule."""
-    from dataclasses import replace
-
     from toollearn.agents.plan_gate import gated_next
 
-    out = []
-    for rec, pred in zip(records, preds):
-        nxt = gated_next(ACTION_TO_NEXT.get(pred.action), plans.get(rec["id"]), rule)
-        out.append(replace(pred, action=NEXT_TO_ACTION.get(nxt, pred.action)))
-    return out
+    return regated(records, preds, lambda rec, nxt: gated_next(nxt, plans.get(rec["id"]), rule))
 
 
 def gate_steps(records: Sequence[dict[str, Any]]) -> list[Any]:
