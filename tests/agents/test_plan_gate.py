@@ -190,3 +190,12 @@ def test_episodes_cli_takes_the_plan_gate_for_the_multi_role_agent_only(tmp_path
     with pytest.raises(SystemExit, match="plan gate"):
         main(["eval", "episodes", "--agent", "tool-calls", "--engine", "scripted",
               "--plan-gate", "plan", "--out", str(tmp_path / "x")])  # fmt: skip
+
+
+def test_run_cli_builds_the_multi_role_agent_with_the_gate(capsys):
+    argv = ["run", "First, add 2 and 3. Then multiply 4 by 5.", "--engine", "scripted",
+            "--agent", "multi-role", "--plan-gate", "plan", "--json"]  # fmt: skip
+    assert main(argv) == 0
+    trace = json.loads(capsys.readouterr().out)
+    assert trace["meta"]["plan_gate"] == "plan" and trace["meta"]["unfit_gap"] == 0.15
+    assert trace["steps"][0]["data"]["plan"] == ["add", "multiply"]  # the demo tools
