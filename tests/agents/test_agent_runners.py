@@ -284,7 +284,7 @@ def test_episodes_cli_general_agent_options(tmp_path, capsys):
     assert main([*argv[:-1], str(plain), "--plan", "due", *off]) == 0
     config = json.loads((plain / "config.json").read_text())
     assert "plan_margin" not in config and "plan_unfit_gap" not in config
-    with pytest.raises(SystemExit, match="--plan-unfit-gap are for a run with --plan"):
+    with pytest.raises(SystemExit, match="--plan-unfit-gap are for a run with a plan"):
         main([*argv[:-1], str(tmp_path / "y"), "--plan-margin", "0.1"])
     with pytest.raises(SystemExit, match="--agent tool-calls runs --engine alone"):
         main([*argv[:-2], "--planner", "scripted", "--out", str(tmp_path / "x")])
