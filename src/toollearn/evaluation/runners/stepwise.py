@@ -10,7 +10,9 @@ that turn (teacher forcing) and decodes greedily:
 Constrained (the default), each role decodes as the agents do: the planner's role choice and
 the caller's action under the format's grammars. Histories are cut from the left to fit the
 context. Records keep every raw model text; scores re-read them.
-Scores: evaluation.metrics.stepwise (Plan ACC, Act EM, Hallucination, Arg F1, Rouge-L).
+Scores: evaluation.metrics.stepwise (Plan ACC, Act EM, Hallucination, Arg F1, Rouge-L); a
+run may re-decide the planner's choice by the stop gate (`stop_threshold`, agents.stop_gate)
+or by the query's call plan (`plan_gate`, agents.plan_gate), scored beside greedy.
 """
 
 from __future__ import annotations
