@@ -8,6 +8,7 @@
 #   bash results/umi-plan-gate/episodes.sh            # the 100 held-out test queries
 #   SPLIT=demo bash results/umi-plan-gate/episodes.sh # the 16 natural demo trajectories
 #   GATE=none SPLIT=demo bash ...                      # the same roles without the gate
+#   GATE=veto SPLIT=demo bash ...                      # another rule (not the dev choice)
 set -euo pipefail
 source .venv/bin/activate
 HERE=results/umi-plan-gate
@@ -39,8 +40,8 @@ toollearn score --run "$OUT" --check > /dev/null
 # the failures sorted, one kind per episode, beside the same roles without the gate
 if [ "$SPLIT" = test ] && [ "$GATE" != none ]; then
   python results/umi-planner-spread/episode_errors.py results/episodes-umi-glpft-gpu "$OUT" \
-    > "$HERE/episode_errors-test.md"
+    > "$HERE/episode_errors-test-$GATE.md"
 elif [ "$SPLIT" = demo ] && [ -d "$HERE/episodes-glpft-gpu-demo-none" ] && [ "$GATE" != none ]; then
   python results/umi-planner-spread/episode_errors.py "$HERE/episodes-glpft-gpu-demo-none" \
-    "$OUT" > "$HERE/episode_errors-demo.md"
+    "$OUT" > "$HERE/episode_errors-demo-$GATE.md"
 fi
