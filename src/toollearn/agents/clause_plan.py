@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from toollearn.agents.tool_filter import MIN_CLAUSE_CHARS, STEP_WORDS, cosines
-from toollearn.core.types import Tool
+from toollearn.core.types import Step, Tool
 
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
 _STEP_WORD = re.compile(STEP_WORDS, re.I)
@@ -79,6 +79,15 @@ class Plan:
     def due(self, called: set[str]) -> str | None:
         """The first planned tool not called yet; None once all are."""
         return next((name for name in self.tools if name not in called), None)
+
+    def step(self, detail: str, end: str = "the reply") -> Step:
+        """The plan as an agent's `planner` thought step (what follows an unfit request: `end`)."""
+        named = ", ".join(self.tools) or "(none: no request is close enough to a tool)"
+        if self.unfit:  # the plan ends before it
+            named = f"{', '.join(self.tools) or '(no call)'}, then {end}: no shown tool fits"
+        data = {"plan": self.tools, "requests": self.requests,
+                **({"unfit": self.unfit} if self.unfit else {})}  # fmt: skip
+        return Step("planner", "thought", named, detail=detail, data=data)
 
 
 def margin_on(margin: float | None) -> float | None:

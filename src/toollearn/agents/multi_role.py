@@ -15,7 +15,7 @@ from typing import Any
 
 from toollearn.agents.acting import ActionRunner, start_episode
 from toollearn.agents.base import Recorder, engine_label
-from toollearn.agents.plan_gate import StepPlan
+from toollearn.agents.plan_gate import StepPlan, verdict
 from toollearn.core.errors import FormatError, ToollearnError
 from toollearn.core.types import ErrorKind, Message, Step, Tool, ToolCall, Trace
 from toollearn.decoding.umi import action_constraint, next_constraint
@@ -155,8 +155,7 @@ class MultiRoleAgent:
             ok_calls = sum(1 for r in runner.seen.values() if r.ok)
             step = None
             if call_plan is not None:
-                called = {r.call.name for r in runner.seen.values()}
-                step = StepPlan(call_plan.due(called), call_plan.unfit is not None)
+                step = verdict(call_plan, {r.call.name for r in runner.seen.values()})
             plan = self._plan(rec, shown, history, ok_calls, step, call_plan)
             if plan is None:
                 return rec.finish(None, **self.config(), outcome="planner_failed")
@@ -180,13 +179,8 @@ class MultiRoleAgent:
         if self.plan_gate is None:
             return None
         plan = self.call_planner.plan(query, shown)
-        named = ", ".join(plan.tools) or "(none: no request is close enough to a tool)"
-        if plan.unfit:
-            named += ", then the end: no shown tool fits a request"
-        rec.add(Step("planner", "thought", named,
-                     detail=f"plan gate ({self.plan_gate}): one request's closest tool each",
-                     data={"plan": plan.tools, "requests": plan.requests,
-                           **({"unfit": plan.unfit} if plan.unfit else {})}))  # fmt: skip
+        rec.add(plan.step(f"plan gate ({self.plan_gate}): one request's closest tool each",
+                          end="the end"))  # fmt: skip
         return plan
 
     def _plan(

@@ -49,9 +49,14 @@ def called_tools(history: Sequence[Message]) -> set[str]:
     return called
 
 
+def verdict(plan: Any, called: set[str]) -> StepPlan:
+    """The plan's verdict (a `clause_plan.Plan`) once the tools `called` have been called."""
+    return StepPlan(plan.due(called), plan.unfit is not None)
+
+
 def step_plan(plan: Any, history: Sequence[Message]) -> StepPlan:
-    """The plan's verdict (a `clause_plan.Plan`) after the calls of `history`."""
-    return StepPlan(plan.due(called_tools(history)), plan.unfit is not None)
+    """The plan's verdict after the calls of `history`."""
+    return verdict(plan, called_tools(history))
 
 
 def gated_next(model: str | None, step: StepPlan | None, rule: str | None) -> str | None:

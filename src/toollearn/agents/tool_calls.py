@@ -202,13 +202,7 @@ class ToolCallsAgent:
         if self.plan_mode is None or constraint is None or decision == "no call":
             return None
         plan = self.planner.plan(query, shown)
-        named = ", ".join(plan.tools) or "(none: no request is close enough to a tool)"
-        if plan.unfit:  # the plan ends before it
-            named = f"{', '.join(plan.tools) or '(no call)'}, then the reply: no shown tool fits"
-        rec.add(Step("planner", "thought", named,
-                     detail=f"{self.plan_mode}: one request's closest tool each, in order",
-                     data={"plan": plan.tools, "requests": plan.requests,
-                           **({"unfit": plan.unfit} if plan.unfit else {})}))  # fmt: skip
+        rec.add(plan.step(f"{self.plan_mode}: one request's closest tool each, in order"))
         return plan
 
     def _planned_turn(self, plan: Plan | None, called: set[str], shown: list[Tool], step: int,
