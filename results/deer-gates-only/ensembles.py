@@ -68,9 +68,9 @@ def main() -> None:
     runs = {(s, g): margins(s, g) for s in SPLITS for g in GATES}
     print(
         "| gates averaged | valid threshold | valid P_DC | test | ToolBench | ToolCorpus | "
-        "oracle test / ToolBench / ToolCorpus |"
+        "oracle test / ToolBench / ToolCorpus | decision alone (gold tool called), oracle |"
     )
-    print("|---|---:|---:|---:|---:|---:|---|")
+    print("|---|---:|---:|---:|---:|---:|---|---|")
     for gates in SETS:
         rows = {s: cases(s, gates, examples[s], runs) for s in SPLITS}
         t = best(rows["valid"])
