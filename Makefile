@@ -14,7 +14,8 @@ $(PY):
 	$(PY) -m pip install -q --upgrade pip
 
 $(VENV)/.installed-demo: pyproject.toml | $(PY)
-	$(PY) -m pip install -q -e '.[llama]'
+	$(PY) -m pip install -q torch==2.13.0 $(if $(TORCH_INDEX),--index-url $(TORCH_INDEX))
+	$(PY) -m pip install -q -e '.[demo]'
 	touch $@
 
 $(STAMP): pyproject.toml | $(PY)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 import pytest
 
@@ -123,3 +125,17 @@ def test_metrics_on_a_hand_computed_case():
     assert s["pairR@1"] == pytest.approx(100 / 3) and s["AllGold@5"] == pytest.approx(100.0)
     with pytest.raises(RetrievalError, match="at least one gold"):
         retrieval_scores([ranked], [set()])
+
+
+def test_missing_bm25_package_is_a_clear_error(tools, monkeypatch):
+    monkeypatch.setitem(sys.modules, "bm25s", None)  # import bm25s raises
+    with pytest.raises(RetrievalError, match=r"toollearn\[retrieval\]"):
+        BM25Retriever(tools, [tool_text(t) for t in tools])
+
+
+def test_missing_sentence_transformers_is_a_clear_error(monkeypatch, tmp_path):
+    from toollearn.retrieval import dense
+
+    monkeypatch.setitem(sys.modules, "sentence_transformers", None)
+    with pytest.raises(RetrievalError, match=r"toollearn\[dense\]"):
+        dense._load_sentence_transformer.__wrapped__(str(tmp_path), "cpu")

@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from toollearn.core.errors import RetrievalError
 from toollearn.retrieval.base import Retriever, top_k
 from toollearn.retrieval.text import tokenize
 
@@ -36,7 +37,10 @@ class BM25Retriever(Retriever):
         stem: bool = True,
     ):
         super().__init__(items, texts)
-        import bm25s
+        try:
+            import bm25s
+        except ImportError as exc:
+            raise RetrievalError("BM25 needs: pip install 'toollearn[retrieval]'") from exc
 
         _quiet_bm25s()
         self.k1, self.b, self.stem = float(k1), float(b), bool(stem)

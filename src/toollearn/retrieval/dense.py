@@ -53,7 +53,13 @@ def _load_sentence_transformer(path: str, device: str) -> Any:
     --lora`) merged into the embedded MiniLM."""
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-    from sentence_transformers import SentenceTransformer
+    try:
+        from sentence_transformers import SentenceTransformer
+    except ImportError as exc:
+        raise RetrievalError(
+            "the MiniLM encoder (dense retrieval, the call gate, the call plan) needs: pip install "
+            "'toollearn[dense]' (install PyTorch's CPU build first to avoid the CUDA one)"
+        ) from exc
 
     if not (Path(path) / ADAPTER_WEIGHTS).is_file():
         return SentenceTransformer(path, device=device)
