@@ -1,5 +1,6 @@
 """`toollearn datagen seal|mixture|umi|umi-natural|deer|natural|apps|tools`: training data,
-one command each; `datagen apps-dev|umi-dev`: dev sets held out of training.
+one command each; `datagen apps-dev|umi-dev`: dev sets held out of training; `datagen suite`:
+the general suite that `eval calls` runs.
 
 Each writes OUT/data.jsonl (TRL-ready: prompt/completion messages plus tools, and the loss
 spans), OUT/stats.json (counts by kind, tokens per sample, rejections by reason) and
@@ -83,6 +84,18 @@ def register(subparsers: Any) -> None:
     u.add_argument("--seed", type=int, default=1)
     u.add_argument("--out", required=True, help="output folder")
     u.set_defaults(func=run_umi_dev)
+    s = sub.add_parser(
+        "suite",
+        help="the general tool-calling suite (`eval calls`) from the held-out splits",
+        description="Write OUT/{tools.json,test.jsonl,dev.jsonl,quick.json,build.json}: the "
+        "suite `toollearn eval calls` runs, built from ToolDEER and Seal-Tools test (test "
+        "split) and validation (dev split) data and the hand-written items, every choice from "
+        "--seed (the shipped suite: --seed 0, written to src/toollearn/evaluation/suite).",
+    )
+    s.add_argument("--data-root", default=None, help="the reference data ($TOOLLEARN_DATA)")
+    s.add_argument("--seed", type=int, default=0)
+    s.add_argument("--out", required=True, help="output folder")
+    s.set_defaults(func=run_suite)
 
 
 def _common(p: argparse.ArgumentParser) -> None:
@@ -297,6 +310,26 @@ def run_umi_dev(args: argparse.Namespace) -> int:
     }  # fmt: skip
     (out / "stats.json").write_text(json.dumps(stats, indent=2) + "\n", encoding="utf-8")
     print(json.dumps({k: stats[k] for k in ("picked", "steps", "left_out", "leakage")}))
+    return 0
+
+
+def run_suite(args: argparse.Namespace) -> int:
+    """Build the general suite and print its counts."""
+    from toollearn.core.errors import DataError
+    from toollearn.datagen import jobs
+    from toollearn.evaluation.calls_build import build_suite, write_suite
+
+    root = jobs.data_root(args.data_root)
+    if root is None:
+        raise DataError("datagen suite reads ToolDEER and Seal-Tools: give --data-root")
+    built = build_suite(root, args.seed)
+    write_suite(built, args.out)
+    for split in ("test", "dev"):
+        counts = built["build"]["counts"][split]
+        total = sum(sum(k.values()) for k in counts.values())
+        print(f"{split}: {total} items; " + ", ".join(f"{c} {sum(k.values())}"
+                                                    for c, k in counts.items()))  # fmt: skip
+    print(f"wrote {args.out}/tools.json, test.jsonl, dev.jsonl, quick.json, build.json")
     return 0
 
 

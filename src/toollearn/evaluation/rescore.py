@@ -15,7 +15,7 @@ from typing import Any
 from toollearn.core.errors import DataError
 from toollearn.evaluation.runners.base import read_records
 
-BENCHMARKS = ("seal-tools", "deer", "stepwise", "episodes", "apps")
+BENCHMARKS = ("seal-tools", "deer", "stepwise", "episodes", "apps", "calls")
 
 
 def benchmark_of(config: dict[str, Any]) -> str:
@@ -55,6 +55,8 @@ def rescore_run(
         from toollearn.evaluation.runners.apps import score_records as score_app
 
         return score_app(records, config["app"])
+    if kind == "calls":
+        return _calls(config, records)
     raise DataError(f"no rescoring for benchmark {kind!r}; known: {', '.join(BENCHMARKS)}")
 
 
@@ -70,6 +72,14 @@ def _seal(config: dict[str, Any], records: list, data_root: Any) -> dict[str, An
 
     examples = seal_tools.run_examples(config, records, data_root)
     return seal_tools.score_records(records, examples)
+
+
+def _calls(config: dict[str, Any], records: list) -> dict[str, Any]:
+    from toollearn.evaluation.calls_suite import by_category, load_suite
+    from toollearn.evaluation.runners.calls import rescore
+
+    folder = None if config.get("suite", "shipped") == "shipped" else config["suite"]
+    return by_category(rescore(load_suite(config["split"], folder), records))
 
 
 def _stepwise(config: dict[str, Any], records: list) -> dict[str, Any]:

@@ -1,0 +1,95 @@
+"""`toollearn eval calls`: the general tool-calling suite, in process or against any server.
+
+toollearn eval calls --out runs/calls-tuned                       # the default model, test split
+toollearn eval calls --model base --out runs/calls-base
+toollearn eval calls --split dev --quick --out runs/try            # iterate on dev, never on test
+toollearn eval calls --url http://127.0.0.1:8000/v1 --out runs/calls-served   # any server
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from toollearn.cli.common import add_engine_args, add_run_args, llama_flags, load_engine_spec
+
+COLUMNS = [("category", "category"), ("n", "n"), ("exact", "exact"), ("decision", "decision"),
+           ("tool_f1", "tool F1"), ("arg_f1", "arg F1"), ("format", "format"),
+           ("markup", "markup"), ("replied", "replied"), ("mentions", "mentions"),
+           ("answers", "answers")]  # fmt: skip
+
+
+def register_eval(eval_sub: Any) -> None:
+    """Add `toollearn eval calls`."""
+    from toollearn.evaluation.calls_suite import CATEGORIES, SPLITS
+
+    p = eval_sub.add_parser(
+        "calls",
+        help="the general tool-calling suite (simple, multiple, parallel, decline, chat, "
+        "multi-turn, formats ...), in process or through any OpenAI-compatible server",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("--split", choices=SPLITS, default="test",
+                   help="test (held out: report) or dev (choose settings here)")  # fmt: skip
+    p.add_argument("--quick", action="store_true",
+                   help="the split's fixed quick subset (20 items per category)")  # fmt: skip
+    p.add_argument("--category", action="append", choices=CATEGORIES, default=None,
+                   help="only this category (repeatable)")  # fmt: skip
+    p.add_argument("--suite", default=None, help="a suite folder (default: the shipped one)")
+    add_engine_args(p)
+    p.add_argument("--call-gate", action="store_true",
+                   help="as `toollearn serve --call-gate`: the shipped DEER call gate decides "
+                   "first where tool_choice is auto and the user spoke last")  # fmt: skip
+    p.add_argument("--no-sure-call", action="store_true", help="with --call-gate: only decline")
+    p.add_argument("--docs", choices=("json", "compact"), default="json",
+                   help="how prompts list the tools (as the model was trained)")  # fmt: skip
+    p.add_argument("--url", default=None,
+                   help="score a running OpenAI-compatible server at this base URL (…/v1) "
+                   "through the openai client instead of a model in process")  # fmt: skip
+    p.add_argument(
+        "--served-model",
+        default=None,
+        help="with --url: the model id to ask for (default: the first it lists)",
+    )
+    p.add_argument("--api-key", default="-", help="with --url: the API key to send")
+    p.add_argument("--max-tokens", type=int, default=256, help="per answer (default 256)")
+    add_run_args(p)
+    p.set_defaults(func=run_calls)
+
+
+def run_calls(args: argparse.Namespace) -> int:
+    from toollearn.evaluation.calls_suite import load_suite
+    from toollearn.evaluation.report import format_table
+    from toollearn.evaluation.runners.base import parse_shard, take_shard, with_shard
+    from toollearn.evaluation.runners.calls import in_process, over_http, run_suite
+
+    suite = load_suite(args.split, args.suite, args.quick, args.category or ())
+    shard = parse_shard(args.shard)
+    suite.items = take_shard(suite.items[: args.limit] if args.limit else suite.items, shard)
+    config: dict[str, Any] = {"benchmark": "calls", "split": args.split, "quick": args.quick,
+                              "categories": args.category or "all", "limit": args.limit,
+                              "max_tokens": args.max_tokens, "docs": args.docs,
+                              "suite": args.suite or "shipped"}  # fmt: skip
+    engine = None
+    if args.url:
+        answer, model = over_http(args.url, args.served_model, args.api_key)
+        config.update(url=args.url, served_model=model)
+    else:
+        engine = load_engine_spec(args.engine, args.threads, **llama_flags(args))
+        gate: dict[str, Any] = {}
+        if args.call_gate:
+            from toollearn.agents.call_gate import shipped_call_gate, shipped_sure_call_threshold
+
+            gate = dict(zip(("call_gate", "call_threshold"), shipped_call_gate(engine, 1)))
+            if not args.no_sure_call:
+                gate["sure_call_threshold"] = shipped_sure_call_threshold()
+        answer = in_process(engine, docs=args.docs, gate=gate)
+        config.update(engine=args.engine, call_gate=bool(gate),
+                      sure_call=bool(gate) and not args.no_sure_call)  # fmt: skip
+    scores = run_suite(suite, answer, args.out, with_shard(config, shard), engine,
+                       args.max_tokens)  # fmt: skip
+    rows = [{"category": c, **s} for c, s in scores.items()]
+    print(format_table(rows, COLUMNS, ".1f"))
+    print(f"\nwrote {args.out}/predictions.jsonl and scores.json")
+    return 0

@@ -1,0 +1,139 @@
+"""The general suite (`toollearn eval calls`): what ships, how it is built, and the runner in
+process and through `toollearn serve` with the official openai client."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections import Counter
+
+import pytest
+
+from toollearn.cli.main import main
+from toollearn.engines.scripted import ScriptedEngine
+from toollearn.evaluation.calls_suite import CATEGORIES, SUITE, load_suite
+from toollearn.evaluation.runners.calls import in_process, rescore, run_suite
+
+
+def test_the_shipped_suite_has_every_category_and_consistent_items():
+    test, dev = load_suite("test"), load_suite("dev")
+    counts = Counter(it.category for it in test.items)
+    assert len(test.items) >= 800 and set(counts) == set(CATEGORIES)
+    assert min(counts.values()) >= 100, counts
+    assert len(dev.items) >= 400 and set(it.category for it in dev.items) == set(CATEGORIES)
+    for suite in (test, dev):
+        assert len({it.id for it in suite.items}) == len(suite.items)
+        for it in suite.items:
+            names = [t["function"]["name"] for t in suite.shown(it)]
+            assert len(set(names)) == len(names), it.id  # a request never repeats a name
+            assert all(c.name in names for c in it.calls), it.id
+            assert it.calls or it.reply, it.id  # a no-call item asks for a reply
+            assert (it.category == "chat") == (not it.tools), it.id
+    quick = load_suite("test", quick=True)
+    assert Counter(it.category for it in quick.items) == {c: 20 for c in CATEGORIES}
+    # no query of the test split is a dev query
+    assert not {it.query() for it in test.items} & {it.query() for it in dev.items}
+
+
+def test_the_shipped_files_are_the_ones_build_json_records():
+    record = json.loads((SUITE / "build.json").read_text())
+    for name, digest in record["sha256"].items():
+        assert hashlib.sha256((SUITE / name).read_bytes()).hexdigest() == digest, name
+
+
+@pytest.mark.shared
+@pytest.mark.slow
+def test_the_suite_is_rebuilt_byte_for_byte_from_its_seed(shared_data, tmp_path):
+    assert main(["datagen", "suite", "--data-root", str(shared_data), "--seed", "0",
+                 "--out", str(tmp_path)]) == 0  # fmt: skip
+    for name in ("tools.json", "test.jsonl", "dev.jsonl", "quick.json", "build.json"):
+        assert (tmp_path / name).read_bytes() == (SUITE / name).read_bytes(), name
+
+
+def _oracle(suite):
+    """A scripted engine answering each item's prompt with its gold answer in the general
+    format (calls as a JSON list, `[]` plus a reply naming the first mention otherwise)."""
+    from toollearn.core.types import ToolCall
+    from toollearn.formats.answers import tool_calls
+    from toollearn.serve.chat import parse_request
+
+    answers = {}
+    for it in suite.items:
+        job = parse_request(suite.request(it), "m", 4096)
+        key = json.dumps([m.to_dict() for m in job.messages])
+        if it.calls:
+            text = tool_calls.render_calls([ToolCall(c.name, c.arguments) for c in it.calls])
+        else:
+            reply = f"Here you are: {(it.mentions or it.answers or ('fine',))[0]}."
+            text = tool_calls.render_target([], [], reply) if it.tools else reply
+        answers[key] = text
+    return ScriptedEngine(lambda prompt: answers[json.dumps([m.to_dict() for m in prompt])])
+
+
+def test_gold_answers_score_full_marks_in_process(tmp_path):
+    suite = load_suite("dev", quick=True)
+    scores = run_suite(suite, in_process(_oracle(suite)), tmp_path / "run", {"t": 1})
+    assert scores["all"]["n"] == len(suite.items)
+    for category, s in scores.items():
+        assert s["exact"] == 100.0 and s["markup"] == 0.0, (category, s)
+    # resumed: nothing is asked again, the same scores
+    again = run_suite(suite, in_process(ScriptedEngine([])), tmp_path / "run", {"t": 1})
+    assert again == scores
+
+
+def test_wrong_answers_score_zero_and_rescoring_reads_the_records(tmp_path):
+    suite = load_suite("dev", quick=True, categories=["simple", "decline", "chat"])
+    engine = ScriptedEngine(lambda prompt: "#Begin# Need to look up the API Pool. #SearchAPI#")
+    scores = run_suite(suite, in_process(engine), tmp_path, {"t": 2})
+    assert scores["simple"]["exact"] == 0.0 and scores["chat"]["markup"] == 100.0
+    assert scores["decline"]["exact"] == 0.0  # a reply in DEER's markup is not a decline
+    records = [json.loads(x) for x in (tmp_path / "predictions.jsonl").read_text().splitlines()]
+    assert json.loads(json.dumps(_by(rescore(suite, records)))) == _by_scores(scores)
+
+
+def _by(rows):
+    from toollearn.evaluation.calls_suite import by_category
+
+    return by_category(rows)
+
+
+def _by_scores(scores):
+    return json.loads(json.dumps(scores))
+
+
+def test_the_served_path_gives_the_in_process_records(tmp_path):
+    """The same scripted model in process and behind `toollearn serve` (openai client)."""
+    pytest.importorskip("openai")
+    from toollearn.evaluation.runners.calls import over_http
+    from toollearn.serve.app import BackgroundServer, ServerConfig
+
+    suite = load_suite("dev", quick=True, categories=["parallel", "multi-turn", "chit-chat"])
+    local = run_suite(suite, in_process(_oracle(suite)), tmp_path / "local", {"t": 3})
+    with BackgroundServer(_oracle(suite), ServerConfig(model_id="oracle")) as server:
+        answer, model = over_http(server.url)
+        served = run_suite(suite, answer, tmp_path / "served", {"t": 3})
+    assert model == "oracle" and served == local
+
+
+def test_eval_calls_cli_reports_each_category(tmp_path, capsys, monkeypatch):
+    import toollearn.cli.eval_calls as cli
+
+    suite = load_suite("dev", quick=True, categories=["formats"])
+    monkeypatch.setattr(cli, "load_engine_spec", lambda *a, **k: _oracle(suite))
+    assert main(["eval", "calls", "--split", "dev", "--quick", "--category", "formats",
+                 "--out", str(tmp_path)]) == 0  # fmt: skip
+    out = capsys.readouterr().out
+    assert "formats" in out and "100.0" in out
+    assert main(["score", "--run", str(tmp_path), "--check"]) == 0
+
+
+@pytest.mark.model
+def test_the_embedded_model_through_the_suite(tmp_path):
+    """The real model on a few quick items: every answer is read and scored, none fails."""
+    from toollearn.engines import load_engine
+
+    suite = load_suite("dev", quick=True)
+    suite.items = [it for it in suite.items if it.category in ("simple", "chat")][:6]
+    scores = run_suite(suite, in_process(load_engine("tuned", n_threads=2)), tmp_path, {"t": 4},
+                       max_tokens=48)  # fmt: skip
+    assert scores["all"]["n"] == 6 and scores["all"]["format"] > 0
