@@ -22,6 +22,8 @@ KINDS = {
     "deer": "DEER decision branches (Call/NoCall, 2:1:2 pools) and NoSearch samples",
     "natural": "ToolDEER's GPT-4 queries as single, multi and parallel call samples",
     "apps": "SambaNova alignment data for Home Search and Trip Booking",
+    "general": "general tool-calling data at scale for every category of `eval calls` (natural "
+    "ToolDEER requests, templates, small talk, chat with the base model's answers)",
 }
 
 
@@ -111,6 +113,8 @@ def _common(p: argparse.ArgumentParser) -> None:
 
 
 def _extra(kind: str, p: argparse.ArgumentParser) -> None:
+    if kind == "general":
+        _general_args(p)
     if kind in ("seal", "mixture", "umi"):
         p.add_argument("--tools", default=None,
                        help="a tool file (any format; default the Seal-Tools pool)")  # fmt: skip
@@ -197,6 +201,44 @@ def _extra(kind: str, p: argparse.ArgumentParser) -> None:
         p.add_argument("--allshot", type=float, default=0.5,
                        help="share of all-shot samples (several goal/program pairs)")  # fmt: skip
         p.add_argument("--pairs", default="2,4", help="pairs per all-shot sample, MIN,MAX")
+
+
+def _general_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--mix",
+        type=kind_mix,
+        default=None,
+        metavar="KIND:W,...",
+        help="shares of the kinds (default: datagen.general.DEFAULT_MIX)",
+    )
+    p.add_argument(
+        "--answers-engine",
+        default="base",
+        help="the engine whose own answers are the chat kind's targets (default: "
+        "base, the embedded model as released; none: only the answers cached)",
+    )
+    p.add_argument(
+        "--answers-cache",
+        default=None,
+        help="resumable JSONL of those answers (default OUT/chat-answers.jsonl)",
+    )
+    p.add_argument("--suite", default=None, help="the general suite held out (default: shipped)")
+    p.add_argument(
+        "--import",
+        dest="imports",
+        action="append",
+        default=[],
+        metavar="NAME=FILE",
+        help="openly licensed conversations to add (datagen.general_import: "
+        "glaive=FILE, a glaive-function-calling-v2 ShareGPT file; toolrl=FILE, "
+        "ToolRL's rlla_sft.json); repeatable",
+    )
+    p.add_argument(
+        "--docs",
+        choices=("json", "compact"),
+        default="json",
+        help="how prompts list the tools (as the model will be served)",
+    )
 
 
 def kind_mix(text: str) -> dict[str, float]:
@@ -343,6 +385,10 @@ def run(args: argparse.Namespace) -> int:
         from toollearn.datagen.apps import app_exclusions
 
         ex = ex.merge(app_exclusions(args.app))
+    if args.kind == "general":  # the general suite stays out too
+        from toollearn.datagen.general import suite_exclusions
+
+        ex = ex.merge(suite_exclusions(args.suite))
     if root is None:
         print("note: no data root: only the --exclude lists are kept out", file=sys.stderr)
     gen, seconds = jobs.timed(_generate, args, root, ex)
@@ -391,7 +437,7 @@ def _generate(args: argparse.Namespace, root: str | None, ex: Any) -> Any:
 def _generate_other(args: argparse.Namespace, root: str | None, ex: Any) -> Any:
     from toollearn.core.errors import DataError
 
-    if args.kind in ("deer", "natural", "umi-natural") and root is None:
+    if args.kind in ("deer", "natural", "umi-natural", "general") and root is None:
         raise DataError(f"datagen {args.kind} reads ToolDEER: give --data-root")
     if args.kind == "deer":
         from toollearn.cli.common import load_engine_spec
@@ -409,6 +455,10 @@ def _generate_other(args: argparse.Namespace, root: str | None, ex: Any) -> Any:
         formats = [f.strip() for f in args.formats.split(",")]
         return jobs.run_umi_natural(root, args.n, args.seed, ex, args.out, args.give_up, formats,
                                     args.mix, args.distractors)  # fmt: skip
+    if args.kind == "general":
+        from toollearn.datagen.jobs import run_general
+
+        return run_general(args, root, ex)
     if args.kind == "natural":
         from toollearn.datagen.natural import generate_natural
 

@@ -173,3 +173,31 @@ def timed(fn: Any, *args: Any, **kw: Any) -> tuple[Any, float]:
     t0 = time.perf_counter()
     result = fn(*args, **kw)
     return result, round(time.perf_counter() - t0, 2)
+
+
+def run_general(args: Any, root: str, ex: Exclusions) -> Generated:
+    """`datagen general`: the sources, the base model's chat answers (cached in OUT), the
+    kinds, then any imported conversations (`datagen.general`, `datagen.general_import`)."""
+    from toollearn.datagen.general import DEFAULT_MIX, generate_general
+    from toollearn.datagen.general_import import import_conversations
+    from toollearn.datagen.general_sources import answers_for, general_questions, load_sources
+
+    out = Generated()
+    src = load_sources(root, ex, out)
+    mix = args.mix or DEFAULT_MIX
+    n_chat = round(args.n * mix.get("chat", 0) / sum(mix.values()))
+    if n_chat:
+        questions = general_questions(n_chat, args.seed, ex, out)
+        engine = None if args.answers_engine == "none" else args.answers_engine
+        cache = (
+            Path(args.answers_cache)
+            if args.answers_cache
+            else Path(args.out) / "chat-answers.jsonl"
+        )
+        src.answers = answers_for(questions, engine, cache, out)
+    gen = generate_general(src, args.n, seed=args.seed, mix=mix, exclusions=ex, docs=args.docs,
+                           out=out)  # fmt: skip
+    for spec in args.imports:
+        name, _, path = spec.partition("=")
+        import_conversations(name, path, ex, gen, args.docs)
+    return gen

@@ -1,0 +1,234 @@
+"""General tool-calling training data at scale: `toollearn datagen general`.
+
+Every category the general suite measures (`evaluation.calls_suite`), from training splits
+only: natural ToolDEER requests on its 900 training tools, template requests over Seal-Tools'
+training-eligible tools and the apps' APIs, hand-written small talk, general questions with the
+base model's own answers, and optionally openly licensed function-calling conversations
+(`general_import`). Kinds and their default shares (`DEFAULT_MIX`, of the instances):
+
+- simple 0.08, multiple 0.16 (4-20 tools shown), parallel 0.08, parallel-multiple 0.10,
+  dependent 0.05 (two turns each), multi-turn 0.15: calls, 0.62 in all;
+- decline 0.12, chit-chat 0.08, chat 0.10: no call, 0.30 in all, because the general path's
+  main failure was calling where nothing fits ("hi" answered with a call);
+- formats 0.08: values as the schema asks (dates in words, enums, numbers in words, a value
+  only the user's system prompt states, optional arguments only when stated, naming styles).
+Of the tool-bearing instances `P_MASK` get random tool and parameter names (function masking)
+and `P_STYLE` another naming style (`schema_variety`).
+
+Every sample is rendered through the server's own request path (`serve.chat.parse_request`,
+the general format's renderer), so a training prompt is byte for byte what `toollearn serve`
+and `eval calls` send. Held out (`suite_exclusions` and the defaults): the test and
+validation queries and tools of `datagen.leakage`, every query of the general suite (both
+splits) and every tool it expects called, its hand-written tools, the evaluation requests of
+nine other tool-calling benchmarks (BFCL, APIBench, ACEBench, ToolBench, API-Bank, tau-bench,
+tau2-bench, ToolAlpaca, When2Call: `data/benchmark_queries.NOTICE`), and any further list
+(`--exclude-queries`). A request that equals or nearly copies (word-trigram Jaccard >= 0.7) a
+held-out one is dropped and counted.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from toollearn.core.samples import TrainingSample
+from toollearn.datagen.dataset import Generated
+from toollearn.datagen.general_kinds import CONTEXTS, KINDS, PERSONAS, Kinds, _conv, _Retry
+from toollearn.datagen.general_sources import Sources, pick
+from toollearn.datagen.leakage import Exclusions, QueryIndex
+from toollearn.datagen.schema_variety import FORMATS, STYLES, Conversation, masked, restyled
+
+DEFAULT_MIX = {"simple": 0.08, "multiple": 0.16, "parallel": 0.08, "parallel-multiple": 0.10,
+               "dependent": 0.05, "decline": 0.12, "chit-chat": 0.08, "chat": 0.10,
+               "multi-turn": 0.15, "formats": 0.08}  # fmt: skip
+P_MASK = 0.15
+P_STYLE = 0.2
+TRIES = 20
+FORMAT_SUBS = ("date-in-words", "enum", "number-in-words", "system-context", "system-persona",
+               "optional-absent", "optional-present", "naming-style")  # fmt: skip
+
+
+BENCHMARK_QUERIES = Path(__file__).with_name("data") / "benchmark_queries.jsonl.gz"
+
+
+def benchmark_queries() -> dict[str, list[str]]:
+    """Other benchmarks' evaluation requests by benchmark (`data/benchmark_queries.NOTICE`)."""
+    import gzip
+    import json
+
+    out: dict[str, list[str]] = {}
+    with gzip.open(BENCHMARK_QUERIES, "rt", encoding="utf-8") as fh:
+        for line in fh:
+            rec = json.loads(line)
+            out.setdefault(rec["source"].split("/")[0], []).append(rec["query"])
+    return out
+
+
+def suite_exclusions(suite_dir: str | Path | None = None) -> Exclusions:
+    """Held out of the general data besides the defaults: the general suite's queries (test and
+    dev), the tools it expects called, its hand-written tools, and the evaluation requests of
+    other tool-calling benchmarks (`benchmark_queries`)."""
+    import json
+
+    from toollearn.evaluation.calls_suite import SUITE, load_suite
+
+    ex = Exclusions()
+    queries, gold = [], set()
+    for split in ("test", "dev"):
+        suite = load_suite(split, suite_dir)
+        for it in suite.items:
+            queries += [m["content"] for m in it.messages if m["role"] == "user" and
+                        m.get("content")]  # fmt: skip
+            gold |= {c.name for c in it.calls}
+    ex.add_queries(list(dict.fromkeys(queries)), "the general suite (eval calls), test and dev")
+    ex.add_tools(gold, "expected called by an item of the general suite")
+    hand = json.loads((Path(suite_dir or SUITE) / "handwritten" / "tools.json").read_text())
+    ex.add_tools({t["function"]["name"] for t in hand}, "the general suite's hand-written tools")
+    for bench, found in benchmark_queries().items():
+        ex.add_queries(found, f"{bench} evaluation requests (datagen/data/benchmark_queries)")
+    return ex
+
+
+def formats(kinds: Kinds, rng: random.Random) -> list[Conversation]:
+    """A one-call request whose values must follow the schema (FORMAT_SUBS)."""
+    from toollearn.evaluation.calls_build import user
+
+    sub = pick(rng, FORMAT_SUBS)
+    if sub in FORMATS:
+        for _ in range(TRIES):
+            keys, calls, query, source = kinds.request(rng)
+            conv = _conv(kinds, keys, kinds.shown(keys, 0, 5, rng), [user(query)], calls, [query],
+                         source, sub)  # fmt: skip
+            made = FORMATS[sub](conv, rng)
+            if made is not None:
+                return [made]
+        raise _Retry(f"no request to write as {sub}")
+    if sub == "system-context":
+        return [_system_context(kinds, rng)]
+    if sub.startswith("optional"):
+        keys, calls, query = kinds.template(rng, p_optional=1.0 if sub.endswith("present") else 0)
+        if all(p in kinds.tool(keys[0]).required for p in kinds.tool(keys[0]).properties):
+            raise _Retry("the tool has no optional parameter")
+        return [_conv(kinds, keys, kinds.shown(keys, 0, 5, rng), [user(query)], calls, [query],
+                      "template", sub)]  # fmt: skip
+    keys, calls, query, source = kinds.request(rng)
+    conv = _conv(kinds, keys, kinds.shown(keys, 0, 5, rng), [user(query)], calls, [query], source,
+                 sub)  # fmt: skip
+    if sub == "system-persona":
+        conv.messages = [{"role": "system", "content": pick(rng, PERSONAS)}, *conv.messages]
+        return [conv]
+    styled = restyled(conv, pick(rng, STYLES))
+    if styled is None:
+        raise _Retry("restyled names collide")
+    return [styled]
+
+
+def _system_context(kinds: Kinds, rng: random.Random) -> Conversation:
+    """A required string value left out of the request and stated by the system prompt."""
+    from toollearn.core.types import ToolCall
+    from toollearn.datagen.phrasing import write_query
+    from toollearn.datagen.values import param_words
+    from toollearn.evaluation.calls_build import user
+
+    keys, calls, _ = kinds.template(rng)
+    tool, call = kinds.tool(keys[0]), calls[0]
+    options = [p for p in tool.required if isinstance(call.arguments.get(p), str)]
+    if len(tool.required) < 2 or not options:
+        raise _Retry("no second required string argument")
+    param = pick(rng, options)
+    rest = ToolCall(call.name, {k: v for k, v in call.arguments.items() if k != param})
+    query = write_query([rest], {tool.name: tool}, rng)
+    system = pick(rng, CONTEXTS).format(words=param_words(param), value=call.arguments[param])
+    messages = [{"role": "system", "content": system}, user(query)]
+    return _conv(kinds, keys, kinds.shown(keys, 0, 5, rng), messages, calls, [query],
+                 "template", "system-context")  # fmt: skip
+
+
+def vary(conv: Conversation, rng: random.Random) -> Conversation:
+    """Function masking or another naming style on a share of tool-bearing conversations."""
+    if not conv.tools or conv.meta.get("sub") == "naming-style":
+        return conv
+    roll = rng.random()
+    if roll < P_MASK:
+        return masked(conv, rng)
+    if roll < P_MASK + P_STYLE:
+        return restyled(conv, pick(rng, STYLES)) or conv
+    return conv
+
+
+def render(conv: Conversation, kind: str, sid: str, docs: str = "json") -> TrainingSample:
+    """The sample as the server renders the conversation (prompt) and the answer (target)."""
+    from toollearn.formats.answers import tool_calls
+    from toollearn.serve.chat import parse_request
+
+    body: dict[str, Any] = {"messages": conv.messages}
+    if conv.tools:
+        body["tools"] = conv.tools
+    job = parse_request(body, "general", 1 << 20, docs)
+    if conv.calls:
+        target = tool_calls.render_calls(conv.calls, job.tools)
+    elif job.tools:
+        target = tool_calls.render_target([], job.tools, conv.text)
+    else:
+        target = conv.text.strip()
+    meta = {"kind": kind, **conv.meta, "queries": conv.queries, "tools": conv.names}
+    return TrainingSample(tuple(job.messages), target, tools=tuple(job.tools),
+                          task="tool-calls" if job.tools else "chat", role="agent",
+                          source=f"general/{kind}/{sid}", metadata=meta)  # fmt: skip
+
+
+def generate_general(src: Sources, n: int, *, seed: int = 0, mix: dict[str, float] | None = None,
+                     exclusions: Exclusions | None = None, docs: str = "json",
+                     out: Generated | None = None) -> Generated:  # fmt: skip
+    """About n instances in the kinds' shares (`DEFAULT_MIX`), seeded; see the module doc."""
+    mix = mix or DEFAULT_MIX
+    unknown = set(mix) - set(DEFAULT_MIX)
+    if unknown:
+        raise ValueError(f"unknown kinds {sorted(unknown)}; use {', '.join(DEFAULT_MIX)}")
+    out = out or Generated()
+    held = QueryIndex(exclusions.queries if exclusions else ())
+    kinds = Kinds(src)
+    total = sum(mix.values())
+    counts = {k: round(n * share / total) for k, share in mix.items()}
+    for kind, count in counts.items():
+        build = formats if kind == "formats" else KINDS[kind]
+        for i in range(count):
+            rng = random.Random(f"{seed}:general:{kind}:{i}")
+            convs = _draw(build, kinds, rng, kind, out)
+            if convs is None:
+                continue
+            hit = next((held.match(q) for c in convs for q in c.queries if held.match(q)), None)
+            if hit:
+                out.reject(f"{kind}: a held-out query or a near copy ({hit[0]})")
+                continue
+            for turn, conv in enumerate(convs):
+                out.samples.append(render(vary(conv, rng), kind, f"{i}:{turn}", docs))
+    out.config.update(generator="general", n=n, seed=seed, mix=mix, counts=counts,
+                      p_mask=P_MASK, p_style=P_STYLE, docs=docs,
+                      sources=_sources(out.samples))  # fmt: skip
+    return out
+
+
+def _draw(build: Any, kinds: Kinds, rng: random.Random, kind: str, out: Generated
+          ) -> list[Conversation] | None:  # fmt: skip
+    for _ in range(TRIES):
+        try:
+            return build(kinds, rng)
+        except _Retry as why:
+            out.reject(f"{kind}: {why} (drawn again)")
+    out.reject(f"{kind}: no instance after {TRIES} draws")
+    return None
+
+
+def _sources(samples: list[TrainingSample]) -> dict[str, dict[str, int]]:
+    """Samples per kind and source family (natural ToolDEER, template, small talk, ...)."""
+    out: dict[str, Counter] = {}
+    for s in samples:
+        source = s.metadata.get("source", "")
+        family = "natural" if source.startswith("tooldeer/") else source.split("/")[0] or "?"
+        if "+" in source and source.startswith("tooldeer/"):
+            family = "natural"
+        out.setdefault(s.metadata["kind"], Counter())[family] += 1
+    return {k: dict(sorted(v.items())) for k, v in sorted(out.items())}
