@@ -201,3 +201,26 @@ def test_a_held_out_request_is_dropped(small_run):
     made = generate_general(src, 40, seed=1, mix={"simple": 1.0}, exclusions=ex2)
     assert all(query not in json.dumps(s.metadata["queries"]) for s in made.samples)
     assert any("held-out" in why for why in made.rejections)
+
+
+def test_nested_objects_defaults_and_typed_arrays():
+    from toollearn.core.types import Tool
+    from toollearn.datagen.general_sources import typed_items
+    from toollearn.datagen.schema_variety import nested_object, with_defaults
+
+    args = {"restaurantName": "Nopa", "date": "2026-03-03", "guests": 4}
+    out = nested_object(_conv("Book Nopa on 2026-03-03 for 4.", args), random.Random(2))
+    schema = out.tools[0]["function"]["parameters"]
+    [inner] = [k for k, v in schema["properties"].items() if v["type"] == "object"]
+    moved = schema["properties"][inner]["properties"]
+    assert set(out.calls[0].arguments[inner]) == set(moved) and 2 <= len(moved) <= 2
+    assert {**{k: v for k, v in out.calls[0].arguments.items() if k != inner},
+            **out.calls[0].arguments[inner]} == args  # fmt: skip
+    defaulted = with_defaults(_conv("Book Nopa.", {"restaurantName": "Nopa", "date": "x"}),
+                              random.Random(0))  # fmt: skip
+    props = defaulted.tools[0]["function"]["parameters"]["properties"]
+    assert "default" in props["guests"] and "default" in props["seating"]
+    assert defaulted.calls[0].arguments == {"restaurantName": "Nopa", "date": "x"}
+    tool = Tool("f", "", {"type": "object", "properties": {
+        "tags": {"type": "array", "x-python-type": "List[str]"}}})  # fmt: skip
+    assert typed_items(tool).properties["tags"]["items"] == {"type": "string"}

@@ -10,8 +10,9 @@ base model's own answers, and optionally openly licensed function-calling conver
   dependent 0.05 (two turns each), multi-turn 0.15: calls, 0.62 in all;
 - decline 0.12, chit-chat 0.08, chat 0.10: no call, 0.30 in all, because the general path's
   main failure was calling where nothing fits ("hi" answered with a call);
-- formats 0.08: values as the schema asks (dates in words, enums, numbers in words, a value
-  only the user's system prompt states, optional arguments only when stated, naming styles).
+- formats 0.08: values as the schema asks (dates in words, enums, numbers in words, nested
+  objects, a value only the user's system prompt states, optional arguments only when stated,
+  declared defaults left out, naming styles).
 Of the tool-bearing instances `P_MASK` get random tool and parameter names (function masking)
 and `P_STYLE` another naming style (`schema_variety`).
 
@@ -38,7 +39,14 @@ from toollearn.datagen.dataset import Generated
 from toollearn.datagen.general_kinds import CONTEXTS, KINDS, PERSONAS, Kinds, _conv, _Retry
 from toollearn.datagen.general_sources import Sources, pick
 from toollearn.datagen.leakage import Exclusions, QueryIndex
-from toollearn.datagen.schema_variety import FORMATS, STYLES, Conversation, masked, restyled
+from toollearn.datagen.schema_variety import (
+    FORMATS,
+    STYLES,
+    Conversation,
+    masked,
+    restyled,
+    with_defaults,
+)
 
 DEFAULT_MIX = {"simple": 0.08, "multiple": 0.16, "parallel": 0.08, "parallel-multiple": 0.10,
                "dependent": 0.05, "decline": 0.12, "chit-chat": 0.08, "chat": 0.10,
@@ -46,8 +54,8 @@ DEFAULT_MIX = {"simple": 0.08, "multiple": 0.16, "parallel": 0.08, "parallel-mul
 P_MASK = 0.15
 P_STYLE = 0.2
 TRIES = 20
-FORMAT_SUBS = ("date-in-words", "enum", "number-in-words", "system-context", "system-persona",
-               "optional-absent", "optional-present", "naming-style")  # fmt: skip
+FORMAT_SUBS = ("date-in-words", "enum", "number-in-words", "nested-object", "system-context",
+               "system-persona", "optional-absent", "optional-present", "naming-style")  # fmt: skip
 
 
 BENCHMARK_QUERIES = Path(__file__).with_name("data") / "benchmark_queries.jsonl.gz"
@@ -111,8 +119,9 @@ def formats(kinds: Kinds, rng: random.Random) -> list[Conversation]:
         keys, calls, query = kinds.template(rng, p_optional=1.0 if sub.endswith("present") else 0)
         if all(p in kinds.tool(keys[0]).required for p in kinds.tool(keys[0]).properties):
             raise _Retry("the tool has no optional parameter")
-        return [_conv(kinds, keys, kinds.shown(keys, 0, 5, rng), [user(query)], calls, [query],
-                      "template", sub)]  # fmt: skip
+        conv = _conv(kinds, keys, kinds.shown(keys, 0, 5, rng), [user(query)], calls, [query],
+                     "template", sub)  # fmt: skip
+        return [with_defaults(conv, rng) or conv if sub.endswith("absent") else conv]
     keys, calls, query, source = kinds.request(rng)
     conv = _conv(kinds, keys, kinds.shown(keys, 0, 5, rng), [user(query)], calls, [query], source,
                  sub)  # fmt: skip

@@ -59,6 +59,24 @@ def tools_phrase(tools: Sequence[Tool], most: int = 3) -> str:
     return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
 
 
+_LIST = re.compile(r"^(?:List|list)\[(str|int|float|bool)\]$")
+_ITEM_TYPES = {"str": "string", "int": "integer", "float": "number", "bool": "boolean"}
+
+
+def typed_items(tool: Tool) -> Tool:
+    """A ToolDEER tool whose `List[str]`-style parameters say their items' type in JSON Schema."""
+    from dataclasses import replace
+
+    props = dict(tool.properties)
+    changed = False
+    for name, spec in props.items():
+        m = _LIST.match(str(spec.get("x-python-type", "")))
+        if m and spec.get("type") == "array" and "items" not in spec:
+            props[name] = {**spec, "items": {"type": _ITEM_TYPES[m.group(1)]}}
+            changed = True
+    return replace(tool, parameters={**tool.parameters, "properties": props}) if changed else tool
+
+
 @dataclass
 class NaturalQuery:
     """A ToolDEER example: a GPT-written request, its tool (key) and its checked call."""
@@ -97,7 +115,7 @@ def load_sources(root: str | Path, exclusions: Exclusions, out: Generated,
     from toollearn.evaluation.calls_sources import Distractors
 
     _, examples, pool = training_examples(root, exclusions, out)
-    tools = {f"tooldeer:{t.name}": t for t in pool}
+    tools = {f"tooldeer:{t.name}": typed_items(t) for t in pool}
     natural = [NaturalQuery(f"tooldeer/{ex.tool.name}#{ex.index}", ex.query,
                             f"tooldeer:{ex.tool.name}", ex.call) for ex in examples]  # fmt: skip
     templates = []

@@ -10,7 +10,8 @@ and rewritten consistently everywhere a name or value appears:
   parameter's description asks for YYYY-MM-DD (`date_in_words`); a string parameter whose
   description lists its values becomes an enum, spelled snake_case where the request says the
   words (`as_enum`); an integer the request states in digits is spelled out in words
-  (`number_in_words`).
+  (`number_in_words`); 2-3 arguments grouped under one object parameter (`nested_object`);
+  declared defaults for the optional parameters a call leaves out (`with_defaults`).
 """
 
 from __future__ import annotations
@@ -230,6 +231,54 @@ def number_in_words(conv: Conversation, rng: random.Random) -> Conversation | No
     return None
 
 
+def nested_object(conv: Conversation, rng: random.Random) -> Conversation | None:
+    """2-3 stated arguments of a call moved under one object parameter ("details")."""
+    for i, call in enumerate(conv.calls):
+        keys = [k for k in call.arguments if not isinstance(call.arguments[k], dict)]
+        if len(keys) < 3:
+            continue
+        moved = rng.sample(keys, rng.randint(2, min(3, len(keys) - 1)))
+        out = replace(conv, tools=copy.deepcopy(conv.tools))
+        fn = next(_function(t) for t in out.tools if _function(t)["name"] == call.name)
+        schema = fn["parameters"]
+        name = next(n for n in ("details", "options", "info", "spec") if n not in
+                    schema["properties"])  # fmt: skip
+        inner = {k: schema["properties"].pop(k) for k in moved}
+        needed = [k for k in moved if k in schema.get("required", [])]
+        schema["properties"][name] = {
+            "type": "object",
+            "properties": inner,
+            "required": needed,
+            "description": "Grouped settings of the request.",
+        }
+        schema["required"] = [k for k in schema.get("required", []) if k not in moved]
+        schema["required"] += [name] if needed else []
+        args = {k: v for k, v in call.arguments.items() if k not in moved}
+        args[name] = {k: call.arguments[k] for k in moved}
+        calls = list(out.calls)
+        calls[i] = ToolCall(call.name, args)
+        return replace(out, calls=calls, meta={**out.meta, "format": "nested-object"})
+    return None
+
+
+def with_defaults(conv: Conversation, rng: random.Random) -> Conversation | None:
+    """Every optional parameter the calls leave out gets a declared default (the answer still
+    leaves it out: a value the request does not state is not written)."""
+    from toollearn.datagen.values import value_for
+
+    out = replace(conv, tools=copy.deepcopy(conv.tools))
+    added = 0
+    for call in out.calls:
+        fn = next(_function(t) for t in out.tools if _function(t)["name"] == call.name)
+        schema = fn.get("parameters") or {}
+        for name, spec in (schema.get("properties") or {}).items():
+            if name in call.arguments or name in schema.get("required", []) or "default" in spec:
+                continue
+            spec["default"] = value_for(name, spec, rng)
+            added += 1
+    return replace(out, meta={**out.meta, "format": "defaults"}) if added else None
+
+
 def _append(description: str, sentence: str) -> str:
     text = description.strip()
     if sentence.lower() in text.lower():
@@ -237,4 +286,9 @@ def _append(description: str, sentence: str) -> str:
     return f"{text.rstrip('.')}. {sentence}" if text else sentence
 
 
-FORMATS = {"date-in-words": date_in_words, "enum": as_enum, "number-in-words": number_in_words}
+FORMATS = {
+    "date-in-words": date_in_words,
+    "enum": as_enum,
+    "number-in-words": number_in_words,
+    "nested-object": nested_object,
+}
