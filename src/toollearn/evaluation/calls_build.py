@@ -73,9 +73,7 @@ class Builder:
         return random.Random(":".join(map(str, (self.seed, self.m.split, *parts))))
 
     def key(self, source: str, tool: Tool) -> str:
-        k = tool_key(source, tool)
-        self.table.setdefault(k, openai_tool(tool))
-        return k
+        return tool_key(source, tool)
 
     def add(
         self,
@@ -89,8 +87,9 @@ class Builder:
         ground: bool = True,
         **expect: Any,
     ) -> None:
-        """Append an item (`alternatives`: accepted values by call index and argument;
-        `ground`: gold values the conversation never states are free, `unstated`)."""
+        """Append an item, its shown tools to the table (`alternatives`: accepted values by
+        call index and argument; `ground`: gold values the conversation never states are free,
+        `unstated`)."""
         for k in tools:
             self.table.setdefault(k, openai_tool(self.far.tools[k]))
         alternatives = alternatives or {}
