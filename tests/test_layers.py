@@ -7,8 +7,10 @@ import ast
 from pathlib import Path
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "toollearn"
+# serve sits below datagen and evaluation: training samples and the general suite are rendered
+# through the server's own request path (one renderer), and the suite runs through the server.
 LAYERS = ["core", "models", "formats", "data", "engines", "decoding", "retrieval", "envs", "apps",
-          "agents", "datagen", "training", "evaluation", "serve", "cli"]  # fmt: skip
+          "agents", "serve", "datagen", "training", "evaluation", "cli"]  # fmt: skip
 
 
 def _imports(tree: ast.AST) -> list[tuple[int, str]]:

@@ -11,7 +11,7 @@ import pytest
 from toollearn.core.types import ToolCall
 from toollearn.data.registry import sample_root
 from toollearn.datagen.dataset import Generated
-from toollearn.datagen.general import DEFAULT_MIX, generate_general, render, suite_exclusions
+from toollearn.datagen.general import DEFAULT_MIX, benchmark_exclusions, generate_general, render
 from toollearn.datagen.general_import import glaive, toolrl
 from toollearn.datagen.general_sources import load_sources, tool_phrase, tools_phrase
 from toollearn.datagen.leakage import default_exclusions, leakage_report
@@ -158,7 +158,9 @@ def test_imports_read_glaive_and_toolrl():
 @pytest.fixture(scope="module")
 def small_run():
     root = sample_root()
-    ex = default_exclusions(root).merge(suite_exclusions())
+    from toollearn.evaluation.calls_suite import held_out
+
+    ex = default_exclusions(root).merge(held_out()).merge(benchmark_exclusions())
     out = Generated()
     src = load_sources(root, ex, out)
     src.answers = {"What is a rainbow?": "Sunlight split into colours by raindrops.",

@@ -385,10 +385,11 @@ def run(args: argparse.Namespace) -> int:
         from toollearn.datagen.apps import app_exclusions
 
         ex = ex.merge(app_exclusions(args.app))
-    if args.kind == "general":  # the general suite stays out too
-        from toollearn.datagen.general import suite_exclusions
+    if args.kind == "general":  # the general suite and other benchmarks' requests stay out too
+        from toollearn.datagen.general import benchmark_exclusions
+        from toollearn.evaluation.calls_suite import held_out
 
-        ex = ex.merge(suite_exclusions(args.suite))
+        ex = ex.merge(held_out(args.suite)).merge(benchmark_exclusions())
     if root is None:
         print("note: no data root: only the --exclude lists are kept out", file=sys.stderr)
     gen, seconds = jobs.timed(_generate, args, root, ex)
@@ -456,9 +457,12 @@ def _generate_other(args: argparse.Namespace, root: str | None, ex: Any) -> Any:
         return jobs.run_umi_natural(root, args.n, args.seed, ex, args.out, args.give_up, formats,
                                     args.mix, args.distractors)  # fmt: skip
     if args.kind == "general":
+        from toollearn.cli.common import load_engine_spec
         from toollearn.datagen.jobs import run_general
 
-        return run_general(args, root, ex)
+        spec = None if args.answers_engine == "none" else args.answers_engine
+        engine = (lambda: load_engine_spec(spec, 1)) if spec else None
+        return run_general(args, root, ex, engine)
     if args.kind == "natural":
         from toollearn.datagen.natural import generate_natural
 

@@ -18,7 +18,8 @@ and `P_STYLE` another naming style (`schema_variety`).
 
 Every sample is rendered through the server's own request path (`serve.chat.parse_request`,
 the general format's renderer), so a training prompt is byte for byte what `toollearn serve`
-and `eval calls` send. Held out (`suite_exclusions` and the defaults): the test and
+and `eval calls` send. Held out (`benchmark_exclusions`, `evaluation.calls_suite.held_out`
+and the defaults): the test and
 validation queries and tools of `datagen.leakage`, every query of the general suite (both
 splits) and every tool it expects called, its hand-written tools, the evaluation requests of
 nine other tool-calling benchmarks (BFCL, APIBench, ACEBench, ToolBench, API-Bank, tau-bench,
@@ -47,6 +48,7 @@ from toollearn.datagen.schema_variety import (
     restyled,
     with_defaults,
 )
+from toollearn.serve.chat import RequestError
 
 DEFAULT_MIX = {"simple": 0.08, "multiple": 0.16, "parallel": 0.08, "parallel-multiple": 0.10,
                "dependent": 0.05, "decline": 0.12, "chit-chat": 0.08, "chat": 0.10,
@@ -74,26 +76,11 @@ def benchmark_queries() -> dict[str, list[str]]:
     return out
 
 
-def suite_exclusions(suite_dir: str | Path | None = None) -> Exclusions:
-    """Held out of the general data besides the defaults: the general suite's queries (test and
-    dev), the tools it expects called, its hand-written tools, and the evaluation requests of
-    other tool-calling benchmarks (`benchmark_queries`)."""
-    import json
-
-    from toollearn.evaluation.calls_suite import SUITE, load_suite
-
+def benchmark_exclusions() -> Exclusions:
+    """The evaluation requests of other tool-calling benchmarks (`benchmark_queries`), held out
+    of the general data besides the defaults and the general suite's own
+    (`evaluation.calls_suite.held_out`)."""
     ex = Exclusions()
-    queries, gold = [], set()
-    for split in ("test", "dev"):
-        suite = load_suite(split, suite_dir)
-        for it in suite.items:
-            queries += [m["content"] for m in it.messages if m["role"] == "user" and
-                        m.get("content")]  # fmt: skip
-            gold |= {c.name for c in it.calls}
-    ex.add_queries(list(dict.fromkeys(queries)), "the general suite (eval calls), test and dev")
-    ex.add_tools(gold, "expected called by an item of the general suite")
-    hand = json.loads((Path(suite_dir or SUITE) / "handwritten" / "tools.json").read_text())
-    ex.add_tools({t["function"]["name"] for t in hand}, "the general suite's hand-written tools")
     for bench, found in benchmark_queries().items():
         ex.add_queries(found, f"{bench} evaluation requests (datagen/data/benchmark_queries)")
     return ex
@@ -101,7 +88,7 @@ def suite_exclusions(suite_dir: str | Path | None = None) -> Exclusions:
 
 def formats(kinds: Kinds, rng: random.Random) -> list[Conversation]:
     """A one-call request whose values must follow the schema (FORMAT_SUBS)."""
-    from toollearn.evaluation.calls_build import user
+    from toollearn.formats.openai_messages import user
 
     sub = pick(rng, FORMAT_SUBS)
     if sub in FORMATS:
@@ -139,7 +126,7 @@ def _system_context(kinds: Kinds, rng: random.Random) -> Conversation:
     from toollearn.core.types import ToolCall
     from toollearn.datagen.phrasing import write_query
     from toollearn.datagen.values import param_words
-    from toollearn.evaluation.calls_build import user
+    from toollearn.formats.openai_messages import user
 
     keys, calls, _ = kinds.template(rng)
     tool, call = kinds.tool(keys[0]), calls[0]
@@ -213,7 +200,10 @@ def generate_general(src: Sources, n: int, *, seed: int = 0, mix: dict[str, floa
                 out.reject(f"{kind}: a held-out query or a near copy ({hit[0]})")
                 continue
             for turn, conv in enumerate(convs):
-                out.samples.append(render(vary(conv, rng), kind, f"{i}:{turn}", docs))
+                try:
+                    out.samples.append(render(vary(conv, rng), kind, f"{i}:{turn}", docs))
+                except RequestError as exc:  # e.g. two shown tools with one name
+                    out.reject(f"{kind}: the server path refuses it ({exc.message})")
     out.config.update(generator="general", n=n, seed=seed, mix=mix, counts=counts,
                       p_mask=P_MASK, p_style=P_STYLE, docs=docs,
                       sources=_sources(out.samples))  # fmt: skip

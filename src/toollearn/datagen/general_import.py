@@ -106,7 +106,7 @@ def _turns(history: list[dict[str, Any]], tools: list[dict[str, Any]], calls: li
 
 
 def _call_message(calls: list[ToolCall], first: int) -> dict[str, Any]:
-    from toollearn.evaluation.calls_build import call_turn
+    from toollearn.formats.openai_messages import call_turn
 
     return call_turn(calls, first)
 

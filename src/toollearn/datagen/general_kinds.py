@@ -18,8 +18,7 @@ from typing import Any
 from toollearn.core.types import Tool, ToolCall
 from toollearn.datagen.general_sources import NaturalQuery, Sources, chitchat, pick, tools_phrase
 from toollearn.datagen.schema_variety import Conversation
-from toollearn.evaluation.calls_build import call_turn, result_turn, user
-from toollearn.evaluation.calls_sources import openai_tool
+from toollearn.formats.openai_messages import call_turn, openai_tool, result_turn, user
 
 P_NATURAL = 0.6
 _PLACEHOLDER = re.compile(r"^[YMDHhms]+(?:[-:/ .][YMDHhms]+)+$")

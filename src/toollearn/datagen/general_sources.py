@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import random
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -94,7 +94,7 @@ class Sources:
     tools: dict[str, Tool]  # key -> tool
     natural: list[NaturalQuery]
     templates: list[str]  # keys of the template pools' tools
-    far: Any  # calls_sources.Distractors over every key
+    far: Any  # retrieval.far_tools.Distractors over every key
     general: list[str] = field(default_factory=list)  # questions for the chat kind
     answers: dict[str, str] = field(default_factory=dict)  # question -> the base model's answer
     decap: Any = None
@@ -112,7 +112,7 @@ def load_sources(root: str | Path, exclusions: Exclusions, out: Generated,
     from toollearn.apps import APPS
     from toollearn.data.seal_tools import load_tools as seal_tools
     from toollearn.datagen.natural import Decapitaliser, training_examples
-    from toollearn.evaluation.calls_sources import Distractors
+    from toollearn.retrieval.far_tools import Distractors
 
     _, examples, pool = training_examples(root, exclusions, out)
     tools = {f"tooldeer:{t.name}": typed_items(t) for t in pool}
@@ -152,18 +152,16 @@ def general_questions(n: int, seed: int, exclusions: Exclusions, out: Generated)
     return found
 
 
-def answers_for(questions: Sequence[str], engine_spec: str | None, cache_path: Path | None,
-                out: Generated) -> dict[str, str]:  # fmt: skip
-    """The base model's own answers (cached, resumable): `datagen.deer.answer_queries`; with no
-    engine, the answers already in the cache."""
+def answers_for(questions: Sequence[str], engine: Callable[[], Any] | None,
+                cache_path: Path | None, out: Generated) -> dict[str, str]:  # fmt: skip
+    """The base model's own answers, cached and resumable (`datagen.deer.answer_queries`);
+    `engine` makes the engine when a question has no cached answer yet (None: cache only)."""
     from toollearn.datagen.deer import _read_cache, answer_queries
 
-    if engine_spec:
-        from toollearn.cli.common import load_engine_spec
-
-        found = answer_queries(questions, load_engine_spec(engine_spec, 1), cache_path)
-    else:
-        found = _read_cache(cache_path)
+    found = _read_cache(cache_path)
+    todo = [q for q in questions if q not in found]
+    if todo and engine is not None:
+        found.update(answer_queries(todo, engine(), cache_path))
     answers = {}
     for q in questions:
         rec = found.get(q)

@@ -175,9 +175,10 @@ def timed(fn: Any, *args: Any, **kw: Any) -> tuple[Any, float]:
     return result, round(time.perf_counter() - t0, 2)
 
 
-def run_general(args: Any, root: str, ex: Exclusions) -> Generated:
-    """`datagen general`: the sources, the base model's chat answers (cached in OUT), the
-    kinds, then any imported conversations (`datagen.general`, `datagen.general_import`)."""
+def run_general(args: Any, root: str, ex: Exclusions, engine: Any = None) -> Generated:
+    """`datagen general`: the sources, the base model's chat answers (cached in OUT; `engine`
+    makes the engine that answers the rest), the kinds, then any imported conversations
+    (`datagen.general`, `datagen.general_import`)."""
     from toollearn.datagen.general import DEFAULT_MIX, generate_general
     from toollearn.datagen.general_import import import_conversations
     from toollearn.datagen.general_sources import answers_for, general_questions, load_sources

@@ -39,15 +39,11 @@ from typing import Any
 
 from toollearn.core.types import Ref, Tool, ToolCall
 from toollearn.envs.simulated import simulate
-from toollearn.evaluation.calls_sources import (
-    Distractors,
-    Material,
-    load_material,
-    openai_tool,
-    tool_key,
-)
+from toollearn.evaluation.calls_sources import Material, load_material, tool_key
 from toollearn.evaluation.calls_suite import CATEGORIES, SuiteItem
 from toollearn.evaluation.metrics.calls_ast import GoldCall
+from toollearn.formats.openai_messages import call_turn, openai_tool, plain, result_turn, user
+from toollearn.retrieval.far_tools import NEAR_TOOL, Distractors
 
 COUNTS = {
     "test": {"simple": 150, "multiple": 150, "parallel": 120, "parallel-multiple": 150,
@@ -94,8 +90,8 @@ class Builder:
             self.table.setdefault(k, openai_tool(self.far.tools[k]))
         alternatives = alternatives or {}
         text = " ".join(str(m.get("content") or "") for m in messages if m["role"] != "assistant")
-        gold = tuple(GoldCall(c.name, _plain(c.arguments), alternatives.get(i, {}),
-                              unstated(_plain(c.arguments), text) if ground else ())
+        gold = tuple(GoldCall(c.name, plain(c.arguments), alternatives.get(i, {}),
+                              unstated(plain(c.arguments), text) if ground else ())
                      for i, c in enumerate(calls))  # fmt: skip
         n = sum(it.category == category for it in self.items)
         self.items.append(SuiteItem(f"{self.m.split}-{category}-{n:04d}", category,
@@ -145,31 +141,9 @@ def unstated(arguments: dict[str, Any], text: str) -> tuple[str, ...]:
     return tuple(k for k, v in arguments.items() if not stated(v, words, numbers))
 
 
-def _plain(value: Any) -> Any:
-    return json.loads(json.dumps(value, ensure_ascii=False, default=str))
-
-
-def user(text: str) -> dict[str, Any]:
-    return {"role": "user", "content": text}
-
-
-def call_turn(calls: Sequence[ToolCall], first_id: int) -> dict[str, Any]:
-    """An assistant message holding `calls` as OpenAI tool calls, ids call_<n> from first_id."""
-    return {"role": "assistant", "content": None, "tool_calls": [
-        {"id": f"call_{first_id + i}", "type": "function",
-         "function": {"name": c.name, "arguments": json.dumps(_plain(c.arguments),
-                                                              ensure_ascii=False)}}
-        for i, c in enumerate(calls)]}  # fmt: skip
-
-
-def result_turn(call_id: int, result: dict[str, Any]) -> dict[str, Any]:
-    return {"role": "tool", "tool_call_id": f"call_{call_id}",
-            "content": json.dumps(result, ensure_ascii=False)}  # fmt: skip
-
-
 def reply_text(result: dict[str, Any]) -> str:
     """The assistant's plain answer after a result (the history of follow-up items)."""
-    facts = "; ".join(f"{k.replace('_', ' ')}: {_plain(v)}" for k, v in result.items())
+    facts = "; ".join(f"{k.replace('_', ' ')}: {plain(v)}" for k, v in result.items())
     return f"I checked: {facts}."
 
 
@@ -221,7 +195,7 @@ def parallel(b: Builder, n: int) -> None:
             break
         left = [q for q in by_tool[rng.choice(names)] if q.id not in b.used]
         parts = rng.sample(left, min(len(left), 3 if rng.random() < 0.25 else 2))
-        if len({json.dumps(_plain(p.call.arguments), sort_keys=True) for p in parts}) < len(parts):
+        if len({json.dumps(plain(p.call.arguments), sort_keys=True) for p in parts}) < len(parts):
             continue
         b.used |= {p.id for p in parts}
         query, _ = join_queries([p.query for p in parts], rng, decap)
@@ -293,7 +267,7 @@ def dependent(b: Builder) -> None:
                   list(history), shown, calls)  # fmt: skip
             history.append(call_turn(calls, next_id))
             for i, c in zip(idx, calls):
-                result = simulate(tools_by[c.name], _plain(c.arguments), b.seed)
+                result = simulate(tools_by[c.name], plain(c.arguments), b.seed)
                 outputs[i] = list(result.values())
                 history.append(result_turn(next_id, result))
                 next_id += 1
@@ -391,7 +365,7 @@ def multi_turn(b: Builder, counts: dict[str, int]) -> list[dict[str, Any]]:
     finished = []
     for e in b.fresh(easy, counts["answer"], "answer"):
         tool = m.seal_tools[e.calls[0].name]
-        result = simulate(tool, _plain(e.calls[0].arguments), b.seed)
+        result = simulate(tool, plain(e.calls[0].arguments), b.seed)
         messages = [user(e.query), call_turn(e.calls, 0), result_turn(0, result)]
         rng = b.rng("answer", e.id)
         gold = b.key("seal-tools", tool)
@@ -404,7 +378,7 @@ def multi_turn(b: Builder, counts: dict[str, int]) -> list[dict[str, Any]]:
             messages,
             tools,
             reply=True,
-            mentions=tuple(str(_plain(v)) for v in result.values()),
+            mentions=tuple(str(plain(v)) for v in result.values()),
         )
         finished.append({"messages": [*messages, {"role": "assistant",
                                                   "content": reply_text(result)}],
@@ -415,7 +389,7 @@ def multi_turn(b: Builder, counts: dict[str, int]) -> list[dict[str, Any]]:
         k = rng.randint(1, len(e.calls) - 1)
         messages = [user(e.query), call_turn(e.calls[:k], 0)]
         for i, c in enumerate(e.calls[:k]):
-            messages.append(result_turn(i, simulate(m.seal_tools[c.name], _plain(c.arguments),
+            messages.append(result_turn(i, simulate(m.seal_tools[c.name], plain(c.arguments),
                                                     b.seed)))  # fmt: skip
         gold = [b.key("seal-tools", m.seal_tools[c.name]) for c in e.calls]
         tools = list(dict.fromkeys(gold))
@@ -432,7 +406,7 @@ def follow_up(b: Builder, easy: Sequence[Any], n: int) -> None:
     for e, q in zip(firsts, seconds):
         rng = b.rng("follow-up", e.id)
         tool = m.seal_tools[e.calls[0].name]
-        result = simulate(tool, _plain(e.calls[0].arguments), b.seed)
+        result = simulate(tool, plain(e.calls[0].arguments), b.seed)
         gold = [b.key("seal-tools", tool), b.key("tooldeer", q.tool)]
         tools = gold + b.far.draw(gold, rng.randint(1, 3), rng)
         rng.shuffle(tools)
@@ -512,16 +486,10 @@ def build_suite(root: str | Path, seed: int = 0, hand_dir: Path | None = None,
         out["quick"][split] = quick_ids(out[split], seed)
         dropped[split] = dict(sorted(m.dropped.items()))
     out["tools"] = dict(sorted(table.items()))
-    out["build"] = {"seed": seed, "near_tool": _near(), "dropped": dropped,
+    out["build"] = {"seed": seed, "near_tool": NEAR_TOOL, "dropped": dropped,
                     "counts": {s: _counts(out[s]) for s in ("test", "dev")},
                     "gold_arguments": {s: _free(out[s]) for s in ("test", "dev")}}  # fmt: skip
     return out
-
-
-def _near() -> float:
-    from toollearn.evaluation.calls_sources import NEAR_TOOL
-
-    return NEAR_TOOL
 
 
 def _free(items: Sequence[SuiteItem]) -> dict[str, int]:

@@ -8,27 +8,20 @@ hand-written items, and a tool table in OpenAI's shape (`evaluation.calls_build`
 - Seal-Tools (`test_in_domain` + `test_out_domain` for test, `dev` for dev): every instance,
   its calls (nested ones linked) and the whole tool pool for distractors.
 - Hand-written (`suite/handwritten/`): tools, format items, declines, chit-chat, plain chat.
-Distractors never sit close to a gold tool: a tool is kept out of an item's list when its
-text's cosine with a gold tool's (the embedded MiniLM, as released) is at or above
-`NEAR_TOOL`, or when it shares the gold tool's Seal-Tools sub-field (`Distractors`).
+Distractors never sit close to a gold tool (`retrieval.far_tools`).
 """
 
 from __future__ import annotations
 
 import json
-import random
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from toollearn.core.types import Example, Tool, ToolCall
-from toollearn.formats.schemas.openai import tool_from_openai, tool_to_openai
+from toollearn.formats.schemas.openai import tool_from_openai
 
 HANDWRITTEN = Path(__file__).with_name("suite") / "handwritten"
-NEAR_TOOL = 0.5
 DEER_SPLIT = {"test": "test", "dev": "valid"}
 SEAL_SPLITS = {"test": ("test_in_domain", "test_out_domain"), "dev": ("dev",)}
 
@@ -65,11 +58,6 @@ class Material:
 
 def tool_key(source: str, tool: Tool) -> str:
     return f"{source}:{tool.name}"
-
-
-def openai_tool(tool: Tool) -> dict[str, Any]:
-    """The tool as a client sends it (toollearn's `x-` bookkeeping keys dropped)."""
-    return tool_to_openai(tool, style="json", extensions=False)
 
 
 def load_material(root: str | Path, split: str, hand_dir: Path = HANDWRITTEN) -> Material:
@@ -137,46 +125,3 @@ def _deer_queries(root: str | Path, split: str, m: Material) -> tuple[list[DeerQ
         out.append(DeerQuery(e.id, e.query, m.deer_tools[call.name], call, decision,
                              pool if decision == "Call" else ()))  # fmt: skip
     return out, general
-
-
-class Distractors:
-    """Tools to show beside gold ones, never close to any of them (see the module doc)."""
-
-    def __init__(self, tools: Sequence[tuple[str, Tool]], encoder: Any = None):
-        from toollearn.retrieval.text import tool_text
-
-        self.keys = [k for k, _ in tools]
-        self.tools = dict(tools)
-        if encoder is None:
-            from toollearn.retrieval.dense import MiniLMEncoder
-
-            encoder = MiniLMEncoder()
-        texts = [tool_text(t) for _, t in tools]
-        self.vectors = np.asarray(encoder.encode(texts), dtype=np.float32)
-        self.row = {k: i for i, k in enumerate(self.keys)}
-        self.encoder = encoder
-
-    def far(self, gold: Sequence[str], exclude: Sequence[str] = ()) -> list[str]:
-        """Keys of tools far from every gold key (not one of them, nor in `exclude`)."""
-        if not gold:
-            return [k for k in self.keys if k not in exclude]
-        sims = self.vectors @ self.vectors[[self.row[g] for g in gold]].T
-        fields = {self.tools[g].category for g in gold if self.tools[g].category}
-        skip = set(gold) | set(exclude)
-        return [k for k, s in zip(self.keys, sims.max(axis=1))
-                if s < NEAR_TOOL and k not in skip
-                and not (self.tools[k].category and self.tools[k].category in fields)]  # fmt: skip
-
-    def draw(self, gold: Sequence[str], n: int, rng: random.Random,
-             exclude: Sequence[str] = ()) -> list[str]:  # fmt: skip
-        """n far tools at random (fewer when not enough are far), names unlike the gold's."""
-        names = {self.tools[g].name for g in gold}
-        pool = [k for k in self.far(gold, exclude) if self.tools[k].name not in names]
-        chosen: list[str] = []
-        for k in rng.sample(pool, min(len(pool), 4 * n)):
-            if self.tools[k].name not in names:
-                chosen.append(k)
-                names.add(self.tools[k].name)
-            if len(chosen) == n:
-                break
-        return chosen

@@ -248,3 +248,22 @@ def by_category(rows: Sequence[Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
            if any(r.get("category") == c for r in rows)}  # fmt: skip
     out["all"] = summarize(rows)
     return out
+
+
+def held_out(folder: str | Path | None = None) -> Any:
+    """What training data must leave out of the suite (`datagen.leakage.Exclusions`): every
+    user request of both splits, every tool an item expects called, the hand-written tools."""
+    from toollearn.datagen.leakage import Exclusions
+
+    root = Path(folder) if folder else SUITE
+    ex, queries, gold = Exclusions(), [], set()
+    for split in SPLITS:
+        for it in load_suite(split, root).items:
+            queries += [m["content"] for m in it.messages if m["role"] == "user" and
+                        m.get("content")]  # fmt: skip
+            gold |= {c.name for c in it.calls}
+    ex.add_queries(list(dict.fromkeys(queries)), "the general suite (eval calls), test and dev")
+    ex.add_tools(gold, "expected called by an item of the general suite")
+    hand = json.loads((root / "handwritten" / "tools.json").read_text(encoding="utf-8"))
+    ex.add_tools({t["function"]["name"] for t in hand}, "the general suite's hand-written tools")
+    return ex
