@@ -13,6 +13,7 @@ import json
 import random
 import re
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import Any
 
 from toollearn.core.types import Tool, ToolCall
@@ -144,37 +145,36 @@ class Kinds:
 
     # -- the kinds ---------------------------------------------------------------------------
 
-    def simple(self, rng: random.Random) -> list[Conversation]:
+    def single(self, rng: random.Random, lo: int, hi: int) -> list[Conversation]:
+        """One call among lo..hi distractors."""
         keys, calls, query, source = self.request(rng)
-        return [_conv(self, keys, self.shown(keys, 0, 0, rng), [user(query)], calls, [query],
+        return [_conv(self, keys, self.shown(keys, lo, hi, rng), [user(query)], calls, [query],
                       source)]  # fmt: skip
+
+    def simple(self, rng: random.Random) -> list[Conversation]:
+        return self.single(rng, 0, 0)
 
     def multiple(self, rng: random.Random) -> list[Conversation]:
-        keys, calls, query, source = self.request(rng)
-        return [_conv(self, keys, self.shown(keys, 3, 19, rng), [user(query)], calls, [query],
-                      source)]  # fmt: skip
+        return self.single(rng, 3, 19)
+
+    def several(self, rng: random.Random, same_tool: bool, most: int, extra: int
+                ) -> list[Conversation]:  # fmt: skip
+        """Several calls in one turn (of one tool, or of 2..most tools), 0..extra distractors."""
+        if rng.random() < P_NATURAL:
+            keys, parts, query = self.joined(rng, same_tool)
+            calls, source = [p.call for p in parts], "+".join(p.id for p in parts)
+            queries = [p.query for p in parts]
+        else:
+            keys, calls, query = self.template(rng, rng.randint(2, most), same_tool)
+            source, queries = "template", [query]
+        return [_conv(self, keys, self.shown(keys, 0, extra, rng), [user(query)], calls,
+                      queries, source)]  # fmt: skip
 
     def parallel(self, rng: random.Random) -> list[Conversation]:
-        if rng.random() < P_NATURAL:
-            keys, parts, query = self.joined(rng, same_tool=True)
-            calls, source = [p.call for p in parts], "+".join(p.id for p in parts)
-            queries = [p.query for p in parts]
-        else:
-            keys, calls, query = self.template(rng, rng.randint(2, 3), same_tool=True)
-            source, queries = "template", [query]
-        return [_conv(self, keys, self.shown(keys, 0, 3, rng), [user(query)], calls, queries,
-                      source)]  # fmt: skip
+        return self.several(rng, True, 3, 3)
 
     def parallel_multiple(self, rng: random.Random) -> list[Conversation]:
-        if rng.random() < P_NATURAL:
-            keys, parts, query = self.joined(rng, same_tool=False)
-            calls, source = [p.call for p in parts], "+".join(p.id for p in parts)
-            queries = [p.query for p in parts]
-        else:
-            keys, calls, query = self.template(rng, rng.randint(2, 4))
-            source, queries = "template", [query]
-        return [_conv(self, keys, self.shown(keys, 0, 4, rng), [user(query)], calls, queries,
-                      source)]  # fmt: skip
+        return self.several(rng, False, 4, 4)
 
     def dependent(self, rng: random.Random) -> list[Conversation]:
         """A call whose result a second call reads: the first turn, then the second."""
@@ -193,8 +193,6 @@ class Kinds:
             raise _Retry("no output of the first tool fits a parameter of the second")
         param = pick(rng, params)
         field, value = pick(rng, [(f, v) for f, v in scalars if _fits(v, second.properties[param])])
-        from dataclasses import replace
-
         pseudo = [ToolCall(first.name, calls[0].arguments, responses=("API_call_0",)),
                   ToolCall(second.name, {**calls[1].arguments, param: "API_call_0"})]  # fmt: skip
         tools = {first.name: replace(first, responses={field: {}}), second.name: second}
