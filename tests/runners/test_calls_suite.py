@@ -125,6 +125,10 @@ def test_eval_calls_cli_reports_each_category(tmp_path, capsys, monkeypatch):
     out = capsys.readouterr().out
     assert "formats" in out and "100.0" in out
     assert main(["score", "--run", str(tmp_path), "--check"]) == 0
+    capsys.readouterr()
+    assert main(["report", "calls", str(tmp_path), "--label", "oracle"]) == 0
+    table = capsys.readouterr().out
+    assert "| exact | formats (20) | all (20) |" in table and "| oracle | 100.0 | 100.0 |" in table
 
 
 @pytest.mark.model

@@ -8,7 +8,7 @@ from typing import Any
 
 
 def register(sub: Any) -> None:
-    """Add `toollearn report baseline|datagen|compare|headline`."""
+    """Add `toollearn report baseline|datagen|compare|calls|headline`."""
     report = sub.add_parser("report", help="tables built from finished benchmark runs")
     report_sub = report.add_subparsers(dest="report_command", metavar="TABLE")
     report.set_defaults(func=lambda _args: report.print_help() or 2)
@@ -52,6 +52,18 @@ def register(sub: Any) -> None:
                    "DRAWS resamples of the common queries (e.g. 2000)")  # fmt: skip
     c.add_argument("--seed", type=int, default=0, help="the bootstrap's seed")
     c.set_defaults(func=run_compare)
+    g = report_sub.add_parser(
+        "calls",
+        help="general suite runs side by side: one row per run, the categories as columns",
+        description="Rescore each `eval calls` run from its stored answers and print Markdown "
+        "tables (exact, decision, tool and argument F1, markup, answers, mentions), one row "
+        "per run, the categories as columns.",
+    )
+    g.add_argument("runs", nargs="+", help="run directories")
+    g.add_argument("--label", action="append", default=None,
+                   help="row label per run, in order (default: folder names)")  # fmt: skip
+    g.add_argument("--out", default=None, help="also write the Markdown to this file")
+    g.set_defaults(func=run_calls)
     h = report_sub.add_parser(
         "headline",
         help="the tuned model against the base and the papers (tables and a figure)",
@@ -131,6 +143,19 @@ def run_compare(args: argparse.Namespace) -> int:
         Path(args.json).write_text(json.dumps(result.to_dict() | extra, indent=2) + "\n")
     if args.figure:
         result.plot(args.figure, args.metric, args.title)
+    return 0
+
+
+def run_calls(args: argparse.Namespace) -> int:
+    from toollearn.core.errors import DataError
+    from toollearn.evaluation.calls_suite import markdown_tables
+    from toollearn.evaluation.rescore import rescore_run
+
+    labels = args.label or [Path(r).name for r in args.runs]
+    if len(labels) != len(args.runs):
+        raise DataError(f"{len(labels)} labels for {len(args.runs)} runs")
+    _emit(markdown_tables([(lab, rescore_run(r)) for lab, r in zip(labels, args.runs)]),
+          args.out)  # fmt: skip
     return 0
 
 

@@ -267,3 +267,31 @@ def held_out(folder: str | Path | None = None) -> Any:
     hand = json.loads((root / "handwritten" / "tools.json").read_text(encoding="utf-8"))
     ex.add_tools({t["function"]["name"] for t in hand}, "the general suite's hand-written tools")
     return ex
+
+
+TABLE_METRICS = (("exact", "exact"), ("decision", "decision"), ("tool_f1", "tool F1"),
+                 ("arg_f1", "arg F1"), ("markup", "markup"), ("answers", "answers"),
+                 ("mentions", "mentions"))  # fmt: skip
+
+
+def markdown_tables(runs: Sequence[tuple[str, Mapping[str, Any]]]) -> str:
+    """Per-category tables, one row per run ((label, scores by category)): exact first, then
+    each further metric where a category has it."""
+    out = []
+    for key, title in TABLE_METRICS:
+        cats = [c for c in (*CATEGORIES, "all")
+                if any(key in s.get(c, {}) for _, s in runs)]  # fmt: skip
+        if not cats:
+            continue
+        n = {c: max(s.get(c, {}).get("n", 0) for _, s in runs) for c in cats}
+        lines = [f"| {title} | " + " | ".join(f"{c} ({n[c]})" for c in cats) + " |",
+                 "|---|" + "---:|" * len(cats)]  # fmt: skip
+        for label, s in runs:
+            cells = [_cell(s.get(c, {}).get(key)) for c in cats]
+            lines.append(f"| {label} | " + " | ".join(cells) + " |")
+        out.append("\n".join(lines))
+    return "\n\n".join(out) + "\n"
+
+
+def _cell(value: Any) -> str:
+    return "-" if value is None else f"{value:.1f}"

@@ -42,6 +42,22 @@ METRICS: dict[str, list[tuple[str, tuple[str, ...], float]]] = {
         ("Arg. F1", ("arg_f1",), 100.0),
         ("R-L", ("rouge_l",), 100.0),
     ],  # fmt: skip
+    "calls": [
+        (f"{c} exact", (c, "exact"), 1.0)
+        for c in (
+            "simple",
+            "multiple",
+            "parallel",
+            "parallel-multiple",
+            "dependent",
+            "decline",
+            "chit-chat",
+            "chat",
+            "multi-turn",
+            "formats",
+            "all",
+        )
+    ],  # fmt: skip
     "apps": [
         ("success", ("success_rate",), 1.0),
         ("executable", ("executability_rate",), 1.0),
@@ -51,7 +67,7 @@ METRICS: dict[str, list[tuple[str, tuple[str, ...], float]]] = {
 # Config keys that define the task and must agree; the model and the settings (prompting,
 # constraints, candidates) may differ, and the table notes how.
 SAME = {"seal-tools": ("split",), "deer": ("split", "skip_search"), "stepwise": ("file",),
-        "apps": ("app",)}  # fmt: skip
+        "apps": ("app",), "calls": ("split", "suite")}  # fmt: skip
 IGNORED = {"shard", "limit", "threads"}
 
 
