@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
+from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
@@ -115,9 +116,9 @@ def formats(kinds: Kinds, rng: random.Random) -> list[Conversation]:
     if sub == "system-persona":
         conv.messages = [{"role": "system", "content": pick(rng, PERSONAS)}, *conv.messages]
         return [conv]
-    styled = restyled(conv, pick(rng, STYLES))
+    styled = restyled(conv, pick(rng, STYLES), kinds.banned)
     if styled is None:
-        raise _Retry("restyled names collide")
+        raise _Retry("restyled names collide or name a held-out tool")
     return [styled]
 
 
@@ -142,15 +143,16 @@ def _system_context(kinds: Kinds, rng: random.Random) -> Conversation:
                  "template", "system-context")  # fmt: skip
 
 
-def vary(conv: Conversation, rng: random.Random) -> Conversation:
-    """Function masking or another naming style on a share of tool-bearing conversations."""
+def vary(conv: Conversation, rng: random.Random, banned: Collection[str] = ()) -> Conversation:
+    """Function masking or another naming style on a share of tool-bearing conversations (never
+    one that would name a `banned` tool)."""
     if not conv.tools or conv.meta.get("sub") == "naming-style":
         return conv
     roll = rng.random()
     if roll < P_MASK:
         return masked(conv, rng)
     if roll < P_MASK + P_STYLE:
-        return restyled(conv, pick(rng, STYLES)) or conv
+        return restyled(conv, pick(rng, STYLES), banned) or conv
     return conv
 
 
@@ -185,7 +187,7 @@ def generate_general(src: Sources, n: int, *, seed: int = 0, mix: dict[str, floa
         raise ValueError(f"unknown kinds {sorted(unknown)}; use {', '.join(DEFAULT_MIX)}")
     out = out or Generated()
     held = QueryIndex(exclusions.queries if exclusions else ())
-    kinds = Kinds(src)
+    kinds = Kinds(src, exclusions.tools if exclusions else ())
     total = sum(mix.values())
     counts = {k: round(n * share / total) for k, share in mix.items()}
     for kind, count in counts.items():
@@ -201,7 +203,9 @@ def generate_general(src: Sources, n: int, *, seed: int = 0, mix: dict[str, floa
                 continue
             for turn, conv in enumerate(convs):
                 try:
-                    out.samples.append(render(vary(conv, rng), kind, f"{i}:{turn}", docs))
+                    out.samples.append(
+                        render(vary(conv, rng, kinds.banned), kind, f"{i}:{turn}", docs)
+                    )
                 except RequestError as exc:  # e.g. two shown tools with one name
                     out.reject(f"{kind}: the server path refuses it ({exc.message})")
     out.config.update(generator="general", n=n, seed=seed, mix=mix, counts=counts,

@@ -67,7 +67,7 @@ def import_conversations(name: str, path: str | Path, ex: Exclusions, out: Gener
             continue
         for turn, conv in enumerate(convs):
             try:
-                sample = render(conv, conv.meta["kind"], f"{i}:{turn}", docs)
+                sample = render(conv, conv.meta["kind"], f"{name}-{i}:{turn}", docs)
             except Exception as exc:  # noqa: BLE001 - a schema the server refuses: skip it
                 out.reject(f"{name}: the server path refuses it ({type(exc).__name__})")
                 continue

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import random
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -62,8 +62,8 @@ def _facts(result: dict[str, Any]) -> str:
 class Kinds:
     """Builds instances of every kind from the sources (module doc)."""
 
-    def __init__(self, src: Sources):
-        self.src = src
+    def __init__(self, src: Sources, banned: Collection[str] = ()):
+        self.src, self.banned = src, frozenset(banned)  # held-out tool names
         self.by_tool = {k: v for k, v in src.by_tool().items() if len(v) >= 2}
         self.questions = sorted(src.answers)  # the chat kind takes them in turn
         self.asked = 0

@@ -21,7 +21,7 @@ import json
 import random
 import re
 import string
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -82,8 +82,9 @@ def _function(tool: dict[str, Any]) -> dict[str, Any]:
     return tool["function"]
 
 
-def restyled(conv: Conversation, style: str) -> Conversation | None:
-    """Tools and parameters in a naming style (None where two names would collide)."""
+def restyled(conv: Conversation, style: str, banned: Collection[str] = ()) -> Conversation | None:
+    """Tools and parameters in a naming style (None where two names would collide, or where a
+    new tool name is `banned`: a held-out tool's name)."""
     tools = {}
     params = {}
     for t in conv.tools:
@@ -92,8 +93,10 @@ def restyled(conv: Conversation, style: str) -> Conversation | None:
         props = (fn.get("parameters") or {}).get("properties") or {}
         params[fn["name"]] = {p: styled(p, "camel" if style in ("camel", "pascal") else "snake")
                               for p in props}  # fmt: skip
-    if len(set(tools.values())) < len(tools) or any(
-        len(set(m.values())) < len(m) for m in params.values()
+    if (
+        len(set(tools.values())) < len(tools)
+        or any(len(set(m.values())) < len(m) for m in params.values())
+        or set(tools.values()) & set(banned)
     ):
         return None
     out = rename(conv, tools, params)
