@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# The general suite through `toollearn serve` and the official openai client (`eval calls --url`):
+# the base model and the shipped `tuned`, one core each, the same items as run.sh.
+# Usage: bash results/calls-suite/served.sh [base|tuned ...] [-- EXTRA eval calls FLAGS]
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+TL=${TL:-.venv/bin/toollearn}
+names=(); extra=()
+while [ $# -gt 0 ]; do
+  if [ "$1" = "--" ]; then shift; extra=("$@"); break; fi
+  names+=("$1"); shift
+done
+[ ${#names[@]} -gt 0 ] || names=(base tuned)
+port=8170
+for name in "${names[@]}"; do
+  port=$((port + 1))
+  "$TL" serve --model "$name" --threads 1 --port "$port" --timeout 600 > "/tmp/serve-$name.log" 2>&1 &
+  server=$!
+  trap 'kill $server 2>/dev/null || true' EXIT
+  for _ in $(seq 300); do
+    curl -sf "http://127.0.0.1:$port/health" > /dev/null && break
+    sleep 1
+  done
+  "$TL" eval calls --split test --url "http://127.0.0.1:$port/v1" \
+    --out "results/calls-suite/served-$name${SUFFIX:-}" "${extra[@]}"
+  kill "$server"; wait "$server" 2>/dev/null || true
+done
