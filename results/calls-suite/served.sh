@@ -11,9 +11,8 @@ while [ $# -gt 0 ]; do
   names+=("$1"); shift
 done
 [ ${#names[@]} -gt 0 ] || names=(base tuned)
-port=8170
 for name in "${names[@]}"; do
-  port=$((port + 1))
+  case $name in base) port=8171 ;; tuned) port=8172 ;; *) port=8173 ;; esac
   "$TL" serve --model "$name" --threads 1 --port "$port" --timeout 600 > "/tmp/serve-$name.log" 2>&1 &
   server=$!
   trap 'kill $server 2>/dev/null || true' EXIT
