@@ -226,3 +226,30 @@ def test_nested_objects_defaults_and_typed_arrays():
     tool = Tool("f", "", {"type": "object", "properties": {
         "tags": {"type": "array", "x-python-type": "List[str]"}}})  # fmt: skip
     assert typed_items(tool).properties["tags"]["items"] == {"type": "string"}
+
+
+def test_datagen_general_command(tmp_path, capsys):
+    """The CLI writes the data, its stats and a clean leakage report; imports are counted."""
+    import gzip
+
+    from toollearn.cli.main import main
+
+    record = {"tools": json.dumps([TOOL["function"]]), "conversations": [
+        {"from": "human", "value": "Could you reserve Nopa for the third of March 2026?"},
+        {"from": "function_call", "value": json.dumps({"name": "book_table", "arguments": {
+            "restaurantName": "Nopa", "date": "2026-03-03"}})}]}  # fmt: skip
+    imported = tmp_path / "glaive.json.gz"
+    imported.write_bytes(gzip.compress(json.dumps([record]).encode()))
+    cache = tmp_path / "answers.jsonl"
+    cache.write_text(json.dumps({"query": "unused", "answer": "x", "finish_reason": "stop",
+                                 "engine": "test"}) + "\n")  # fmt: skip
+    out = tmp_path / "data"
+    assert main(["datagen", "general", "--data-root", str(sample_root()), "-n", "40",
+                 "--answers-engine", "none", "--answers-cache", str(cache), "--no-tokens",
+                 "--import", f"glaive={imported}", "--out", str(out)]) == 0  # fmt: skip
+    stats = json.loads((out / "stats.json").read_text())
+    leakage = json.loads((out / "leakage.json").read_text())
+    assert leakage["clean"] and "BFCL evaluation requests" in " ".join(leakage["held_out"])
+    assert stats["config"]["imports"]["glaive"]["samples"] == 1
+    assert stats["by_kind"]["simple"] >= 1 and "chat" not in stats["by_kind"]  # no answers
+    assert (out / "samples.md").is_file() and "samples in" in capsys.readouterr().out
