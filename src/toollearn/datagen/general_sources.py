@@ -7,8 +7,8 @@
   APIs, with template queries (`datagen.phrasing`) where no natural query exists;
 - the hand-written small talk and replies of `data/general_chitchat.json`;
 - general questions (`datagen.general_queries`) answered by the base model (the chat kind).
-Every tool is kept as a `Tool` under a key "<source>:<name>"; `Distractors` (the suite's far
-filter: never a tool close to a gold one) draws the other tools a request shows.
+Every tool is kept as a `Tool` under a key "<source>:<name>"; `retrieval.far_tools` (the
+suite's filter too: never a tool close to a gold one) draws the other tools a request shows.
 """
 
 from __future__ import annotations
