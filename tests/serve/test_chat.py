@@ -101,8 +101,19 @@ def test_history_renders_calls_and_results_in_the_trained_format():
      ({"messages": [{"role": "user", "content": "x"}, {"role": "tool", "tool_call_id": "z",
        "content": "r"}]}, "messages[1].tool_call_id", "invalid_request"),
      (body(temperature=5), "temperature", "invalid_request"),
-     (body(max_tokens=100000), "max_tokens", "invalid_request"),
-     (body(n=3), "n", "invalid_request"),
+     (body(max_tokens=0), "max_tokens", "invalid_request"),
+     (body(max_completion_tokens=2.5), "max_completion_tokens", "invalid_request"),
+     (body(n=9), "n", "invalid_request"),
+     (body(n=2, stream=True), "n", "invalid_request"),
+     (body(logprobs=True), "logprobs", "unsupported_parameter"),
+     (body(parallel_tool_calls="no", tools=[WEATHER]), "parallel_tool_calls",
+      "invalid_request"),
+     (body(response_format={"type": "yaml"}), "response_format", "invalid_request"),
+     (body(response_format={"type": "json_schema", "json_schema": {"name": "x"}}),
+      "response_format.json_schema.schema", "invalid_request"),
+     (body(response_format={"type": "json_schema", "json_schema": {"name": "x", "schema": {
+         "type": "object", "properties": {"a": {"type": 3}}}}}),
+      "response_format.json_schema.schema.properties.a.type", "invalid_request"),
      (body(model="gpt-4"), "model", "model_not_found")],
 )  # fmt: skip
 def test_bad_requests_name_the_parameter(request_body, param, code):
@@ -115,18 +126,18 @@ def test_bad_requests_name_the_parameter(request_body, param, code):
 def test_answers_become_tool_calls_or_content():
     job = parse_request(body(tools=[WEATHER]), "m", 512)
     usage = {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}
-    out = chat_response(job, '[{"name": "get_weather", "arguments": {"city": "Paris"}}]',
-                        "stop", usage)  # fmt: skip
+    out = chat_response(job, [('[{"name": "get_weather", "arguments": {"city": "Paris"}}]',
+                              "stop")], usage)  # fmt: skip
     choice = out["choices"][0]
     assert choice["finish_reason"] == "tool_calls" and choice["message"]["content"] is None
     (call,) = choice["message"]["tool_calls"]
     assert call["function"] == {"name": "get_weather", "arguments": '{"city": "Paris"}'}
-    declined = chat_response(job, "[]\nI can only tell the weather.", "stop", usage)
+    declined = chat_response(job, [("[]\nI can only tell the weather.", "stop")], usage)
     assert declined["choices"][0]["message"] == {
         "role": "assistant",
         "content": "I can only tell the weather.",
     }
-    garbage = chat_response(job, "[{broken", "length", usage)["choices"][0]
+    garbage = chat_response(job, [("[{broken", "length")], usage)["choices"][0]
     assert garbage["message"]["content"] == "[{broken" and garbage["finish_reason"] == "length"
 
 
@@ -148,3 +159,66 @@ def test_serve_model_flags_choose_the_engine(tmp_path):
         engine_spec(None, str(tmp_path / "missing.gguf"))
     with pytest.raises(DataError, match="tuned, tuned-apps, base or an existing .gguf"):
         engine_spec("nonsense", None)
+
+
+def test_max_tokens_is_clamped_to_the_servers_cap_not_refused():
+    assert parse_request(body(max_tokens=100000), "m", 512).max_tokens == 512
+    assert parse_request(body(max_completion_tokens=64, max_tokens=9), "m", 512).max_tokens == 64
+    assert parse_request(body(), "m", 512).max_tokens == 256
+
+
+def test_a_seed_is_drawn_when_absent_and_kept_when_given():
+    seeds = {parse_request(body(temperature=1.0), "m", 512).seed for _ in range(8)}
+    assert len(seeds) > 1  # sampled requests do not repeat each other
+    assert parse_request(body(seed=7), "m", 512).seed == 7
+
+
+def test_parallel_tool_calls_false_allows_one_call_only():
+    one = parse_request(body(tools=[WEATHER, TIME], parallel_tool_calls=False), "m", 512)
+    many = parse_request(body(tools=[WEATHER, TIME]), "m", 512)
+    assert one.max_calls == 1 and '(", " call)' not in one.constraint.grammar
+    assert '(", " call){0,7}' in many.constraint.grammar
+    assert one.decided("sure call").constraint.grammar.count('(", " call)') == 0
+
+
+def test_response_format_constrains_the_reply_to_json():
+    schema = {"type": "object", "properties": {"name": {"type": "string"},
+                                               "age": {"type": "integer"}},
+              "required": ["name", "age"]}  # fmt: skip
+    fmt = {"type": "json_schema", "json_schema": {"name": "person", "schema": schema,
+                                                  "strict": True}}  # fmt: skip
+    plain = parse_request(body(response_format=fmt), "m", 512)
+    assert plain.constraint is not None and not plain.calls_tools and plain.reply == schema
+    assert '"\\"age\\": "' in plain.constraint.grammar
+    assert parse_request(body(response_format={"type": "json_object"}), "m", 512).reply == {
+        "type": "object"
+    }
+    assert parse_request(body(response_format={"type": "text"}), "m", 512).constraint is None
+    with_tools = parse_request(body(tools=[WEATHER], response_format=fmt), "m", 512)
+    assert 'answer ::= "\\n" v' in with_tools.constraint.grammar  # the reply after [] is JSON
+    assert 'answer ::= "\\n" v' in with_tools.decided("no call").constraint.grammar
+    usage = {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}
+    out = chat_response(with_tools, [('[]\n{"name": "Bob", "age": 42}', "stop")], usage)
+    assert json.loads(out["choices"][0]["message"]["content"]) == {"name": "Bob", "age": 42}
+
+
+def test_stop_cuts_the_reply_when_tools_are_shown_but_never_a_call():
+    job = parse_request(body(tools=[WEATHER], stop=["END"]), "m", 512)
+    assert job.engine_stop == () and job.stop == ("END",)
+    usage = {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}
+    reply = chat_response(job, [("[]\nNo tool fits. END and more", "length")], usage)
+    assert reply["choices"][0]["message"]["content"] == "No tool fits. "
+    assert reply["choices"][0]["finish_reason"] == "stop"
+    call = chat_response(job, [('[{"name": "get_weather", "arguments": {"city": "END"}}]',
+                                "stop")], usage)["choices"][0]  # fmt: skip
+    assert json.loads(call["message"]["tool_calls"][0]["function"]["arguments"]) == {"city": "END"}
+    assert parse_request(body(stop="END"), "m", 512).engine_stop == ("END",)  # no tools
+
+
+def test_several_choices_and_unknown_harmless_fields():
+    job = parse_request(body(n=3, user="u1", metadata={"k": "v"}, store=False), "m", 512)
+    assert job.n == 3
+    usage = {"prompt_tokens": 1, "completion_tokens": 3, "total_tokens": 4}
+    out = chat_response(job, [("a", "stop"), ("b", "length"), ("c", "stop")], usage)
+    assert [c["index"] for c in out["choices"]] == [0, 1, 2]
+    assert [c["finish_reason"] for c in out["choices"]] == ["stop", "length", "stop"]

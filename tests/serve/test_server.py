@@ -139,7 +139,7 @@ def test_a_tool_result_turn_is_read(served):
                                                     "parameters": {"type": "array"}}}]},
       "invalid_tool_schema"),
      ({"tool_choice": "required"}, "invalid_request"),
-     ({"max_tokens": 100000}, "invalid_request")],
+     ({"max_tokens": 0}, "invalid_request")],
 )  # fmt: skip
 def test_bad_requests_get_a_clear_400(served, kw, code):
     _, client = served
@@ -273,3 +273,22 @@ def test_the_call_gate_leaves_only_the_no_call_answer_where_no_tool_fits():
         with urllib.request.urlopen(s.url.removesuffix("/v1") + "/health") as response:
             health = json.loads(response.read())
             assert health["gate_declined"] == 1 and health["gate_sure"] == 1
+
+
+@pytest.mark.model
+def test_response_format_and_parallel_tool_calls_through_the_openai_client(served):
+    _, client = served
+    schema = {"type": "object", "properties": {"name": {"type": "string"},
+                                               "age": {"type": "integer"}},
+              "required": ["name", "age"], "additionalProperties": False}  # fmt: skip
+    out = ask(client, "Give me a JSON object with keys name and age for Bob, 42.",
+              max_tokens=4096, response_format={"type": "json_schema", "json_schema": {
+                  "name": "person", "schema": schema, "strict": True}})  # fmt: skip
+    person = json.loads(out.choices[0].message.content)
+    assert set(person) == {"name", "age"} and isinstance(person["age"], int)
+    loose = ask(client, "A JSON object describing Paris, please.", max_tokens=64,
+                response_format={"type": "json_object"})  # fmt: skip
+    assert loose.choices[0].message.content.startswith("{")
+    one = ask(client, "What's the weather and the time in Tokyo?", tools=[WEATHER, TIME],
+              tool_choice="required", parallel_tool_calls=False, user="u1")  # fmt: skip
+    assert len(one.choices[0].message.tool_calls) == 1

@@ -6,12 +6,16 @@ Schema: nested objects, arrays with typed items, enums, numbers; strings may hol
 character), or, when `allow_no_call`, `[]` optionally followed by a newline and a plain-text
 answer. `required=True` (OpenAI's tool_choice "required") removes the no-call branch;
 `no_call_constraint` admits only the no-call answer (a call gate declined for the model).
+`reply`: a JSON Schema the reply must follow (OpenAI's `response_format`; `{"type":
+"object"}` for any JSON object); the reply is then required. `reply_constraint` is the same
+without tools.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from typing import Any
 
 from toollearn.core.types import Tool
 from toollearn.decoding.constraint import Constraint
@@ -24,7 +28,10 @@ ANSWER_RULE = 'answer ::= ("\\n" [^\\x00]+)?'
 
 
 def tool_calls_grammar(
-    tools: Sequence[Tool], allow_no_call: bool = True, max_calls: int = MAX_CALLS
+    tools: Sequence[Tool],
+    allow_no_call: bool = True,
+    max_calls: int = MAX_CALLS,
+    reply: dict[str, Any] | None = None,
 ) -> str:
     """GBNF text of the general call list over these tools."""
     if not tools:
@@ -32,6 +39,7 @@ def tool_calls_grammar(
     if max_calls < 1:
         raise ValueError("max_calls must be at least 1")
     rules = SchemaRules()
+    answer = _answer_rule(rules, reply)
     alts = []
     for i, tool in enumerate(tools):
         schema = {**tool.parameters, "type": "object"}
@@ -45,19 +53,42 @@ def tool_calls_grammar(
         root += f" | {gbnf_literal(NO_CALL)} answer"
     lines = [f"root ::= {root}", "call ::= " + " | ".join(alts), *rules.lines]
     if allow_no_call:
-        lines.append(ANSWER_RULE)
+        lines.append(answer)
     return "\n".join([*lines, JSON_VALUE_RULES]) + "\n"
 
 
+def _answer_rule(rules: SchemaRules, reply: dict[str, Any] | None) -> str:
+    """The `answer` rule after `[]`: free text (optional) or a JSON value (required)."""
+    if reply is None:
+        return ANSWER_RULE
+    return f'answer ::= "\\n" {rules.value(reply)}'
+
+
 def tool_calls_constraint(
-    tools: Sequence[Tool], allow_no_call: bool = True, max_calls: int = MAX_CALLS
+    tools: Sequence[Tool],
+    allow_no_call: bool = True,
+    max_calls: int = MAX_CALLS,
+    reply: dict[str, Any] | None = None,
 ) -> Constraint:
     """A GBNF constraint admitting only general call lists (or the no-call answer)."""
-    return Constraint("gbnf", tool_calls_grammar(tools, allow_no_call, max_calls), "tool-calls")
+    grammar = tool_calls_grammar(tools, allow_no_call, max_calls, reply)
+    return Constraint("gbnf", grammar, "tool-calls")
 
 
-def no_call_constraint() -> Constraint:
+def no_call_constraint(reply: dict[str, Any] | None = None) -> Constraint:
     """A GBNF constraint admitting only the no-call answer: `[]`, then optionally a newline
-    and a plain-text reply."""
-    grammar = f"root ::= {gbnf_literal(NO_CALL)} answer\n{ANSWER_RULE}\n"
-    return Constraint("gbnf", grammar, "tool-calls-no-call")
+    and a plain-text reply (or, with `reply`, a newline and that JSON value)."""
+    rules = SchemaRules()
+    answer = _answer_rule(rules, reply)
+    grammar = "\n".join([f"root ::= {gbnf_literal(NO_CALL)} answer", answer, *rules.lines])
+    if reply is not None:
+        grammar += "\n" + JSON_VALUE_RULES
+    return Constraint("gbnf", grammar + "\n", "tool-calls-no-call")
+
+
+def reply_constraint(reply: dict[str, Any]) -> Constraint:
+    """A GBNF constraint admitting only a JSON value of the `reply` schema (no tools)."""
+    rules = SchemaRules()
+    root = rules.value(reply)
+    grammar = "\n".join([f"root ::= {root}", *rules.lines, JSON_VALUE_RULES]) + "\n"
+    return Constraint("gbnf", grammar, "json-reply")

@@ -31,7 +31,6 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, StreamingResponse
 
-from toollearn.decoding.tool_calls import no_call_constraint, tool_calls_constraint
 from toollearn.serve.chat import ChatJob, RequestError, chat_response, chunk, parse_request
 
 DONE = object()
@@ -73,15 +72,10 @@ class Worker:
         sure = config.sure_call_threshold
         decision, _ = gate_decision(config.call_gate, config.call_threshold, sure,
                                     job.gate_query, job.tools)  # fmt: skip
-        if decision == "no call":
-            with self.lock:
-                self.gate_declined += 1
-            return replace(job, constraint=no_call_constraint())
-        if decision == "sure call":
-            with self.lock:
-                self.gate_sure += 1
-            return replace(job, constraint=tool_calls_constraint(job.tools, allow_no_call=False))
-        return job
+        with self.lock:
+            self.gate_declined += decision == "no call"
+            self.gate_sure += decision == "sure call"
+        return job.decided(decision)
 
     def admit(self) -> None:
         with self.lock:
@@ -96,36 +90,39 @@ class Worker:
             self.pending -= 1
             self.served += 1
 
-    def check_context(self, job: ChatJob) -> None:
+    def check_context(self, job: ChatJob) -> ChatJob:
+        """The job with max_tokens clamped to what the context leaves after the prompt; a
+        prompt that leaves no room is a 400."""
         count = getattr(self.engine, "count_tokens", None)
         n_ctx = getattr(self.engine, "n_ctx", None)
         if count is None or n_ctx is None:
-            return
+            return job
         n = count(job.messages)
         limit = n_ctx() if callable(n_ctx) else n_ctx
-        if n + job.max_tokens > limit:
-            raise RequestError(f"the prompt ({n} tokens) plus max_tokens ({job.max_tokens}) "
-                               f"exceeds the context of {limit} tokens", "messages",
-                               "context_length_exceeded")  # fmt: skip
+        if n >= limit:
+            raise RequestError(f"the prompt ({n} tokens) fills the context of {limit} tokens",
+                               "messages", "context_length_exceeded")  # fmt: skip
+        return replace(job, max_tokens=min(job.max_tokens, limit - n))
 
-    def generate(self, job: ChatJob) -> Any:
-        """Run in the worker thread: one completion."""
+    def generate(self, job: ChatJob) -> list[Any]:
+        """Run in the worker thread: the job's `n` completions (seeds seed, seed + 1, ...)."""
         try:
-            self.check_context(job)
-            job = self.gated(job)
-            return self.engine.complete([job.messages], max_tokens=job.max_tokens,
-                                        stop=job.stop, temperature=job.temperature,
-                                        top_p=job.top_p, seed=job.seed,
-                                        constraint=job.constraint)[0]  # fmt: skip
+            job = self.gated(self.check_context(job))
+            return [self.engine.complete([job.messages], max_tokens=job.max_tokens,
+                                         stop=job.engine_stop, temperature=job.temperature,
+                                         top_p=job.top_p, seed=job.seed + i,
+                                         constraint=job.constraint)[0]
+                    for i in range(job.n)]  # fmt: skip
         finally:
             self.release()
 
     def stream(self, job: ChatJob, put: Any) -> None:
         """Run in the worker thread: text pieces to `put`, then DONE (or the exception)."""
         try:
-            self.check_context(job)
+            job = self.check_context(job)
             for piece in self.engine.stream_text(job.messages, max_tokens=job.max_tokens,
-                                                 stop=job.stop, temperature=job.temperature,
+                                                 stop=job.engine_stop,
+                                                 temperature=job.temperature,
                                                  top_p=job.top_p, seed=job.seed):  # fmt: skip
                 put(piece)
             put(DONE)
@@ -135,9 +132,12 @@ class Worker:
             self.release()
 
 
-def _usage(c: Any) -> dict[str, int]:
-    return {"prompt_tokens": c.prompt_tokens, "completion_tokens": c.completion_tokens,
-            "total_tokens": c.prompt_tokens + c.completion_tokens}  # fmt: skip
+def _usage(completions: list[Any]) -> dict[str, int]:
+    """Usage of a request's choices: the prompt once, every choice's tokens."""
+    prompt = completions[0].prompt_tokens if completions else 0
+    generated = sum(c.completion_tokens for c in completions)
+    return {"prompt_tokens": prompt, "completion_tokens": generated,
+            "total_tokens": prompt + generated}  # fmt: skip
 
 
 def _sse(obj: Any) -> str:
@@ -178,7 +178,8 @@ def create_app(engine: Any, config: ServerConfig | None = None) -> FastAPI:
             raise RequestError("the request body is not valid JSON") from None
         job = parse_request(body, config.model_id, config.max_tokens, config.docs)
         loop = asyncio.get_running_loop()
-        streams_text = job.stream and not job.calls_tools and hasattr(engine, "stream_text")
+        streams_text = (job.stream and not job.calls_tools and job.constraint is None
+                        and hasattr(engine, "stream_text"))  # fmt: skip
         worker.admit()
         if streams_text:
             queue: asyncio.Queue = asyncio.Queue()
@@ -189,7 +190,7 @@ def create_app(engine: Any, config: ServerConfig | None = None) -> FastAPI:
                                      media_type="text/event-stream")  # fmt: skip
         future = loop.run_in_executor(worker.pool, worker.generate, job)
         try:
-            completion = await asyncio.wait_for(asyncio.shield(future), config.timeout)
+            completions = await asyncio.wait_for(asyncio.shield(future), config.timeout)
         except asyncio.TimeoutError:
             worker.timed_out += 1
             raise RequestError(f"no answer within {config.timeout:g} s", None, "timeout",
@@ -198,11 +199,11 @@ def create_app(engine: Any, config: ServerConfig | None = None) -> FastAPI:
             raise
         except Exception as exc:  # the engine raised: a 500 naming it, the server goes on
             raise RequestError(f"the engine failed: {exc}", None, "engine_error", 500) from None
-        if completion.error:
-            raise RequestError(f"the engine failed: {completion.error}", None, "engine_error",
-                               500)  # fmt: skip
-        response = chat_response(job, completion.text, completion.finish_reason,
-                                 _usage(completion))  # fmt: skip
+        failed = next((c.error for c in completions if c.error), None)
+        if failed:
+            raise RequestError(f"the engine failed: {failed}", None, "engine_error", 500)
+        texts = [(c.text, c.finish_reason) for c in completions]
+        response = chat_response(job, texts, _usage(completions))
         if not job.stream:
             return response
         return StreamingResponse(_whole_events(job, response), media_type="text/event-stream")

@@ -4,9 +4,12 @@
 was trained to read it (the tools' system message, the conversation with assistant tool calls
 rendered as call lists and tool results as `tool` turns) and the grammar that `tool_choice`
 asks for: auto = a call list over the request's tools or `[]` plus a reply; required = at
-least one call; a named function = calls to that function only; none = plain chat. Every
-problem with a request is a `RequestError` naming the parameter (an HTTP 400 in OpenAI's error
-shape). `chat_response` turns the model's text back into an OpenAI message with `tool_calls`.
+least one call; a named function = calls to that function only; none = plain chat;
+`parallel_tool_calls: false` = one call at most; `response_format` (`json_object`,
+`json_schema`) = the reply is JSON of that schema, through the same grammar. Every problem with
+a request is a `RequestError` naming the parameter (an HTTP 400 in OpenAI's error shape);
+fields this server does not use (`user`, `metadata`, `store`, ...) are accepted and ignored.
+`chat_response` turns the model's texts back into OpenAI messages with `tool_calls`.
 `gate_query` is the user turn a call gate reads (tool_choice auto, the user's turn last; the
 server's `--call-gate`). No model output is ever executed or evaluated here: it is parsed as
 JSON data.
@@ -15,19 +18,26 @@ JSON data.
 from __future__ import annotations
 
 import json
+import secrets
 import time
 import uuid
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from toollearn.core.errors import FormatError, SchemaError
 from toollearn.core.types import Message, Tool, ToolCall
 from toollearn.decoding.constraint import Constraint
-from toollearn.decoding.tool_calls import tool_calls_constraint
+from toollearn.decoding.tool_calls import (
+    MAX_CALLS,
+    no_call_constraint,
+    reply_constraint,
+    tool_calls_constraint,
+)
 from toollearn.formats.answers import tool_calls
 from toollearn.formats.schemas.openai import tool_from_openai
 
 ROLES = ("system", "developer", "user", "assistant", "tool")
+MAX_CHOICES = 8  # `n`: choices per request
 
 
 class RequestError(Exception):
@@ -60,11 +70,29 @@ class ChatJob:
     stream: bool = False
     include_usage: bool = False
     gate_query: str | None = None  # tool_choice auto, the last turn the user's: a gate may decline
+    n: int = 1
+    max_calls: int = MAX_CALLS  # 1 with parallel_tool_calls false
+    reply: dict[str, Any] | None = None  # the JSON Schema of response_format, None: free text
 
     @property
     def calls_tools(self) -> bool:
         """Whether the answer is read as a call list (tools shown and not tool_choice none)."""
-        return self.constraint is not None or bool(self.tools)
+        return bool(self.tools)
+
+    @property
+    def engine_stop(self) -> tuple[str, ...]:
+        """Stop strings for the engine: a call list ends by its grammar (a stop string inside
+        an argument would cut the call), so with tools `stop` cuts only the reply text."""
+        return () if self.calls_tools or self.reply is not None else self.stop
+
+    def decided(self, decision: str) -> ChatJob:
+        """The job after a call gate: "no call" leaves only the reply, "sure call" only calls."""
+        if decision == "no call":
+            return replace(self, constraint=no_call_constraint(self.reply))
+        if decision == "sure call":
+            constraint = tool_calls_constraint(self.tools, False, self.max_calls, self.reply)
+            return replace(self, constraint=constraint)
+        return self
 
 
 def _text(content: Any, param: str) -> str:
@@ -165,27 +193,88 @@ def parse_tools(raw: Any) -> list[Tool]:
     return tools
 
 
-def grammar_for(tool_choice: Any, tools: list[Tool]) -> tuple[list[Tool], Constraint | None]:
+def grammar_for(
+    tool_choice: Any,
+    tools: list[Tool],
+    max_calls: int = MAX_CALLS,
+    reply: dict[str, Any] | None = None,
+) -> tuple[list[Tool], Constraint | None]:
     """(tools shown, constraint) for a tool_choice: see the module doc."""
+    plain = reply_constraint(reply) if reply is not None else None
     if not tools:
         if tool_choice not in (None, "none", "auto"):
             raise RequestError("tool_choice needs tools", "tool_choice")
-        return [], None
+        return [], plain
     if tool_choice in (None, "auto"):
-        return tools, tool_calls_constraint(tools, allow_no_call=True)
+        return tools, tool_calls_constraint(tools, True, max_calls, reply)
     if tool_choice == "none":
-        return [], None
+        return [], plain
     if tool_choice == "required":
-        return tools, tool_calls_constraint(tools, allow_no_call=False)
+        return tools, tool_calls_constraint(tools, False, max_calls, reply)
     if isinstance(tool_choice, dict) and isinstance(tool_choice.get("function"), dict):
         name = tool_choice["function"].get("name")
         chosen = [t for t in tools if t.name == name]
         if not chosen:
             raise RequestError(f"tool_choice names a function not in tools: {name!r}",
                                "tool_choice", "unknown_tool")  # fmt: skip
-        return tools, tool_calls_constraint(chosen, allow_no_call=False)
+        return tools, tool_calls_constraint(chosen, False, max_calls, reply)
     raise RequestError("tool_choice is none, auto, required or {type: function, function: "
                        "{name}}", "tool_choice")  # fmt: skip
+
+
+def response_schema(raw: Any) -> dict[str, Any] | None:
+    """The JSON Schema a reply must follow (`response_format`), None for free text."""
+    if raw is None:
+        return None
+    kind = raw.get("type") if isinstance(raw, dict) else None
+    if kind == "text":
+        return None
+    if kind == "json_object":
+        return {"type": "object"}
+    if kind == "json_schema":
+        spec = raw.get("json_schema")
+        schema = spec.get("schema") if isinstance(spec, dict) else None
+        if not isinstance(schema, dict):
+            raise RequestError("response_format json_schema needs json_schema.schema, a JSON "
+                               "Schema object", "response_format.json_schema.schema")  # fmt: skip
+        _check_schema(schema, "response_format.json_schema.schema")
+        return schema
+    raise RequestError("response_format is {type: text}, {type: json_object} or {type: "
+                       "json_schema, json_schema: {name, schema, strict}}",
+                       "response_format")  # fmt: skip
+
+
+def _check_schema(schema: Any, param: str, depth: int = 0) -> None:
+    """The parts of a JSON Schema the grammar reads must be well formed."""
+    if not isinstance(schema, dict):
+        raise RequestError("a schema must be a JSON object", param)
+    jtype = schema.get("type")
+    if jtype is not None and not (isinstance(jtype, str) or (
+            isinstance(jtype, list) and all(isinstance(t, str) for t in jtype))):  # fmt: skip
+        raise RequestError("'type' must be a string or a list of strings", f"{param}.type")
+    props = schema.get("properties", {})
+    if not isinstance(props, dict):
+        raise RequestError("'properties' must map names to schemas", f"{param}.properties")
+    required = schema.get("required", [])
+    if not isinstance(required, list) or not all(isinstance(r, str) for r in required):
+        raise RequestError("'required' must be a list of names", f"{param}.required")
+    if depth < 8:
+        for key, sub in props.items():
+            _check_schema(sub, f"{param}.properties.{key}", depth + 1)
+        if "items" in schema:
+            _check_schema(schema["items"], f"{param}.items", depth + 1)
+
+
+def _max_tokens(body: dict[str, Any], cap: int) -> int:
+    """max_completion_tokens (or max_tokens): a positive integer, clamped to the server's cap
+    (and later to what the context leaves: `Worker.check_context`)."""
+    key = "max_completion_tokens" if body.get("max_completion_tokens") is not None else "max_tokens"
+    value = body.get(key)
+    if value is None:
+        return min(256, cap)
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise RequestError(f"{key} must be a positive integer", key)
+    return min(value, cap)
 
 
 def _number(body: dict[str, Any], key: str, default: float, lo: float, hi: float) -> float:
@@ -202,20 +291,30 @@ def parse_request(body: Any, model_id: str, max_tokens_cap: int, docs: str = "js
     the system message lists the tools (as the served model was trained)."""
     if not isinstance(body, dict):
         raise RequestError("the request body must be a JSON object")
-    if body.get("n", 1) != 1:
-        raise RequestError("only n = 1 is supported", "n")
+    n = body.get("n")
+    n = 1 if n is None else n
+    if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= MAX_CHOICES:
+        raise RequestError(f"n must be an integer from 1 to {MAX_CHOICES}", "n")
+    if n > 1 and body.get("stream"):
+        raise RequestError("n > 1 is not supported with stream", "n")
+    if body.get("logprobs") or body.get("top_logprobs"):
+        raise RequestError("logprobs are not available from this server", "logprobs",
+                           "unsupported_parameter")  # fmt: skip
     model = body.get("model") or model_id
     if model != model_id:
         raise RequestError(f"unknown model {model!r}; this server serves {model_id!r}",
                            "model", "model_not_found", 404)  # fmt: skip
     all_tools = parse_tools(body.get("tools"))
-    shown, constraint = grammar_for(body.get("tool_choice"), all_tools)
+    parallel = body.get("parallel_tool_calls")
+    if parallel is not None and not isinstance(parallel, bool):
+        raise RequestError("parallel_tool_calls must be true or false", "parallel_tool_calls")
+    max_calls = 1 if parallel is False else MAX_CALLS
+    reply = response_schema(body.get("response_format"))
+    shown, constraint = grammar_for(body.get("tool_choice"), all_tools, max_calls, reply)
     messages, system = conversation(body.get("messages"), shown)
     head = [Message("system", tool_calls.system_prompt(shown, docs))] if shown else []
     if system:
         head = [Message("system", "\n\n".join([*(m.content for m in head), system]))]
-    limit = body.get("max_completion_tokens", body.get("max_tokens"))
-    max_tokens = int(_number({"max_tokens": limit}, "max_tokens", 256, 1, max_tokens_cap))
     stop = body.get("stop") or ()
     stop = (stop,) if isinstance(stop, str) else stop
     if not isinstance(stop, list | tuple) or not all(isinstance(s, str) for s in stop):
@@ -228,50 +327,64 @@ def parse_request(body: Any, model_id: str, max_tokens_cap: int, docs: str = "js
         messages=[*head, *messages],
         tools=shown,
         constraint=constraint,
-        max_tokens=max_tokens,
+        max_tokens=_max_tokens(body, max_tokens_cap),
         temperature=_number(body, "temperature", 0.0, 0.0, 2.0),
         top_p=_number(body, "top_p", 1.0, 0.0, 1.0),
-        seed=int(_number(body, "seed", 0, -(2**31), 2**31 - 1)),
-        stop=() if shown else tuple(stop),  # call lists end by the grammar, not stop strings
+        seed=int(_number(body, "seed", secrets.randbelow(2**31), -(2**31), 2**31 - 1)),
+        stop=tuple(stop),
         stream=bool(body.get("stream", False)),
         include_usage=bool(isinstance(options, dict) and options.get("include_usage")),
         gate_query=last.content if auto and last is not None and last.role == "user" else None,
+        n=n,
+        max_calls=max_calls,
+        reply=reply,
     )
 
 
-def read_answer(job: ChatJob, text: str) -> tuple[str | None, list[dict[str, Any]]]:
-    """(content, OpenAI tool_calls) of the model's text; a malformed call list (possible only
-    unconstrained) is returned as content, never executed."""
+def read_answer(
+    job: ChatJob, text: str, finish: str
+) -> tuple[str | None, list[dict[str, Any]], str]:
+    """(content, OpenAI tool_calls, finish_reason) of the model's text; a malformed call list
+    (possible only unconstrained) is returned as content, never executed. With tools, `stop`
+    cuts the reply here (the engine ran without it: `ChatJob.engine_stop`)."""
     if not job.calls_tools:
-        return text, []
+        return text, [], "length" if finish == "length" else "stop"
     try:
         answer = tool_calls.parse(text)
     except FormatError:
-        return text, []
+        return text, [], "length" if finish == "length" else "stop"
     if answer.declined:
-        return answer.text, []
+        reply = answer.text
+        cuts = [i for i in (reply.find(s) for s in job.stop if s) if i >= 0]
+        if cuts and job.reply is None:
+            return reply[: min(cuts)], [], "stop"
+        return reply, [], "length" if finish == "length" else "stop"
     calls = [{"id": f"call_{uuid.uuid4().hex[:24]}", "type": "function",
               "function": {"name": c.name, "arguments": json.dumps(c.arguments,
                                                                    ensure_ascii=False)}}
              for c in answer.calls]  # fmt: skip
-    return None, calls
+    return None, calls, "tool_calls"
 
 
-def chat_response(job: ChatJob, text: str, finish: str, usage: dict[str, int]) -> dict[str, Any]:
-    """The chat.completion object for a finished generation."""
-    content, calls = read_answer(job, text)
+def choice(job: ChatJob, index: int, text: str, finish: str) -> dict[str, Any]:
+    """One choice of a chat.completion."""
+    content, calls, reason = read_answer(job, text, finish)
     message: dict[str, Any] = {"role": "assistant", "content": content}
     if calls:
         message["tool_calls"] = calls
-    reason = "tool_calls" if calls else ("length" if finish == "length" else "stop")
+    return {"index": index, "message": message, "finish_reason": reason, "logprobs": None}
+
+
+def chat_response(
+    job: ChatJob, texts: list[tuple[str, str]], usage: dict[str, int]
+) -> dict[str, Any]:
+    """The chat.completion object for finished generations: (text, finish_reason) per choice."""
     return {
         "id": f"chatcmpl-{uuid.uuid4().hex[:24]}",
         "object": "chat.completion",
         "created": int(time.time()),
         "model": job.model,
-        "choices": [
-            {"index": 0, "message": message, "finish_reason": reason, "logprobs": None}
-        ],  # fmt: skip
+        "choices": [choice(job, i, text, finish) for i, (text, finish) in enumerate(texts)],
         "usage": usage,
     }
 

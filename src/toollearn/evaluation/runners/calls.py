@@ -43,7 +43,7 @@ def in_process(
         try:
             job = parse_request({**body, "model": model_id}, model_id, max_tokens_cap, docs)
             worker.admit()
-            completion = worker.generate(job)
+            completion = worker.generate(job)[0]
         except RequestError as exc:
             return {}, {"error": exc.message}
         if completion.error:
@@ -54,8 +54,7 @@ def in_process(
         }
         response = chat_response(
             job,
-            completion.text,
-            completion.finish_reason,
+            [(completion.text, completion.finish_reason)],
             {**usage, "total_tokens": sum(usage.values())},
         )
         raw = {"text": completion.text, "finish_reason": completion.finish_reason, **usage}
