@@ -87,9 +87,11 @@ def test_streaming_sends_the_text_in_pieces_then_stop(served):
             pieces.append(part.choices[0].delta.content)
         if part.choices and part.choices[0].finish_reason:
             finish = part.choices[0].finish_reason
-    assert len(pieces) > 3 and finish == "stop"
     whole = ask(client, "Count from one to ten in words.", max_tokens=40)
+    assert len(pieces) > 3 and finish == whole.choices[0].finish_reason
     assert "".join(pieces) == whole.choices[0].message.content  # greedy: the same text
+    cut = ask(client, "Tell me a long story about a dragon.", max_tokens=5, stream=True)
+    assert [p.choices[0].finish_reason for p in cut if p.choices][-1] == "length"
 
 
 @pytest.mark.model
@@ -97,13 +99,24 @@ def test_a_streamed_tool_call_arrives_as_a_tool_calls_delta(served):
     _, client = served
     stream = ask(client, "Weather in Rome?", tools=[WEATHER], tool_choice="required",
                  max_tokens=64, stream=True)  # fmt: skip
-    calls, finish = [], None
+    deltas, finish = [], None
     for part in stream:
         if part.choices and part.choices[0].delta.tool_calls:
-            calls += part.choices[0].delta.tool_calls
+            deltas += part.choices[0].delta.tool_calls
         if part.choices and part.choices[0].finish_reason:
             finish = part.choices[0].finish_reason
-    assert finish == "tool_calls" and calls[0].function.name == "get_weather"
+    heads = [d for d in deltas if d.id]
+    assert finish == "tool_calls" and heads[0].index == 0 and heads[0].function.name
+    assert len(deltas) > 2 * len(heads)  # arguments arrive in fragments
+    streamed: dict[int, list[str]] = {}
+    for d in deltas:
+        name, args = streamed.setdefault(d.index, [d.function.name, ""])
+        streamed[d.index][1] = args + d.function.arguments
+    whole = ask(client, "Weather in Rome?", tools=[WEATHER], tool_choice="required",
+                max_tokens=64)  # fmt: skip
+    expected = [(c.function.name, json.loads(c.function.arguments))
+                for c in whole.choices[0].message.tool_calls]  # fmt: skip
+    assert [(n, json.loads(a)) for n, a in streamed.values()] == expected  # greedy: the same
 
 
 @pytest.mark.model

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol, TypeVar, Union, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar, Union, runtime_checkable
 
 from toollearn.core.types import Message
 
@@ -118,3 +118,15 @@ def adapter_view(engine: T, name: str | None, known: Iterable[str]) -> T:
     base = engine.base_name  # type: ignore[attr-defined]
     view.name = base if name is None else f"{base}@{name}"  # type: ignore[attr-defined]
     return view
+
+
+def stream_completion(engine: Any, prompt: Prompt, **kw: Any) -> Iterator[str | Completion]:
+    """Text pieces as the engine decodes them, then the `Completion`: the engine's own
+    `stream` where it has one, else its whole answer as one piece."""
+    if hasattr(engine, "stream"):
+        yield from engine.stream(prompt, **kw)
+        return
+    completion = engine.complete([prompt], **kw)[0]
+    if completion.text:
+        yield completion.text
+    yield completion

@@ -436,7 +436,7 @@ class LlamaEngine:
         if len(tokens) < self.llm.n_ctx():
             self.reader.fill_llama(self.llm, tokens)
 
-    def stream_text(
+    def stream(
         self,
         prompt: Prompt,
         max_tokens: int = 256,
@@ -444,20 +444,39 @@ class LlamaEngine:
         temperature: float = 0.0,
         top_p: float = 1.0,
         seed: int = 0,
-    ) -> Iterator[str]:
-        """Unconstrained generation of one prompt, yielded piece by piece as it decodes
-        (what `toollearn serve` streams); the same settings as `complete_sequential`."""
+        constraint: Constraint | None = None,
+    ) -> Iterator[str | Completion]:
+        """One prompt's generation as it decodes (what `toollearn serve` streams): text pieces,
+        then the `Completion` (whole text, finish reason, tokens). The same settings and paths
+        as `complete_sequential`; closing the iterator stops decoding."""
         self._select()
+        t0 = time.perf_counter()
         text = self.render(prompt)
         self._read_prompt(text)
+        gbnf = self.gbnf(constraint) if constraint is not None else None
+        if gbnf is not None and temperature == 0 and self.fast_grammar:
+            from toollearn.engines.llama_grammar import stream_greedy_constrained
+
+            tokens = self._fitting(text, max_tokens)
+            pieces = stream_greedy_constrained(self.llm, tokens, gbnf, max_tokens, stop)
+            done = yield from pieces
+            yield Completion(done[0], done[1], len(tokens), done[2], time.perf_counter() - t0)
+            return
+        out, finish = [], "stop"
         for part in self.llm.create_completion(
             text, max_tokens=max_tokens, stop=list(stop), temperature=temperature,
             top_k=0 if temperature > 0 else 1, top_p=top_p, min_p=0.0, repeat_penalty=1.0,
-            seed=seed, stream=True,
+            seed=seed, grammar=LlamaGrammarText(gbnf) if gbnf else None, stream=True,
         ):  # fmt: skip
-            piece = part["choices"][0]["text"]
-            if piece:
-                yield piece
+            choice = part["choices"][0]
+            finish = choice.get("finish_reason") or finish
+            if choice["text"]:
+                out.append(choice["text"])
+                yield choice["text"]
+        whole = "".join(out)
+        n_prompt = len(self.llm.tokenize(text.encode("utf-8"), special=True))
+        n_out = len(self.llm.tokenize(whole.encode("utf-8"), add_bos=False, special=True))
+        yield Completion(whole, finish, n_prompt, n_out, time.perf_counter() - t0)
 
     def continuation_logprobs(self, prompt: Prompt, continuations: Sequence[str]) -> list[float]:
         """Log-probability of each continuation right after the prompt (the sum over its
@@ -473,14 +492,19 @@ class LlamaEngine:
     def _fast(self, text: str, gbnf: str, max_tokens: int, stop: Sequence[str], t0: float):
         from toollearn.engines.llama_grammar import generate_greedy_constrained
 
+        tokens = self._fitting(text, max_tokens)
+        out, finish, n = generate_greedy_constrained(self.llm, tokens, gbnf, max_tokens, stop)
+        return Completion(out, finish, len(tokens), n, time.perf_counter() - t0)
+
+    def _fitting(self, text: str, max_tokens: int) -> list[int]:
+        """The prompt's tokens; an EngineError where they and max_tokens exceed the context."""
         tokens = self.llm.tokenize(text.encode("utf-8"), special=True)
         if len(tokens) + max_tokens > self.llm.n_ctx():
             raise EngineError(
                 f"prompt of {len(tokens)} tokens + {max_tokens} new exceeds n_ctx "
                 f"{self.llm.n_ctx()}; pass a larger n_ctx"
             )
-        out, finish, n = generate_greedy_constrained(self.llm, tokens, gbnf, max_tokens, stop)
-        return Completion(out, finish, len(tokens), n, time.perf_counter() - t0)
+        return tokens
 
 
 def _adapter_set(llm: Any) -> Any:

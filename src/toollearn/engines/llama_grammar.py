@@ -9,7 +9,7 @@ common sampler does the same). The output is identical to full masking followed 
 from __future__ import annotations
 
 import ctypes
-from collections.abc import Sequence
+from collections.abc import Generator, Sequence
 from typing import Any
 
 from toollearn.core.errors import EngineError
@@ -81,6 +81,20 @@ def generate_greedy_constrained(
     llm: Any, prompt_tokens: Sequence[int], gbnf: str, max_tokens: int, stop: Sequence[str] = ()
 ) -> tuple[str, str, int]:
     """Greedy decoding under a GBNF grammar; returns (text, finish_reason, completion tokens)."""
+    pieces = stream_greedy_constrained(llm, prompt_tokens, gbnf, max_tokens, stop)
+    while True:
+        try:
+            next(pieces)
+        except StopIteration as done:
+            return done.value
+
+
+def stream_greedy_constrained(
+    llm: Any, prompt_tokens: Sequence[int], gbnf: str, max_tokens: int, stop: Sequence[str] = ()
+) -> Generator[str, None, tuple[str, str, int]]:
+    """`generate_greedy_constrained`, yielding the text piece by piece as it decodes (held
+    back where it could begin a stop string); returns (text, finish_reason, tokens). Closing
+    the generator stops decoding."""
     from llama_cpp import LogitsProcessorList
 
     matcher = GrammarMatcher(llm, gbnf)
@@ -91,7 +105,7 @@ def generate_greedy_constrained(
         return matcher.mask(logits)
 
     out: list[int] = []
-    finish = "length"
+    finish, sent, hold = "length", 0, max((len(s) for s in stop), default=1) - 1
     try:
         gen = llm.generate(
             prompt_tokens,
@@ -108,14 +122,20 @@ def generate_greedy_constrained(
                 break
             matcher.accept(token)
             out.append(token)
-            if stop and cut_at_stop(_text(llm, out), stop)[1]:
+            text, hit = cut_at_stop(_text(llm, out), stop)
+            if hit:
                 finish = "stop"
                 break
+            if len(text) - hold > sent:
+                yield text[sent : len(text) - hold]
+                sent = len(text) - hold
             if len(out) >= max_tokens:
                 break
     finally:
         matcher.close()
     text, _ = cut_at_stop(_text(llm, out), stop)
+    if len(text) > sent:
+        yield text[sent:]
     return text, finish, len(out)
 
 

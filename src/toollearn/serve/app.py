@@ -5,14 +5,16 @@ the history, streaming as server-sent events), `GET /health`. One worker thread 
 engine, so requests are generated one at a time in arrival order; at most `max_queue` requests
 are admitted (running + waiting) and the rest get a 503 at once; a request not answered within
 `timeout` seconds gets a 504 (its generation still finishes in the worker and frees its slot,
-so the bound is real load). Plain-text answers stream token by token where the engine can
-(`stream_text`: the llama engine); a call list streams as one `tool_calls` delta once the
-grammar has closed it. With a call gate (`toollearn serve --call-gate`: DEER's shipped gate),
-a tool_choice "auto" request whose last turn is the user's is first scored against its tools,
-and where none is close enough the model may only answer without calls (`/health` counts
-them as `gate_declined`); where it is sure one fits (at or below its sure-call threshold) the
-answer must call, as with "required" (`gate_sure`); without it the model decides, as OpenAI's
-"auto" means.
+so the bound is real load). A streamed answer goes out as it decodes (`Engine.stream` where
+the engine has it: the llama engine): text as content deltas, a call list as OpenAI's
+`tool_calls` deltas (index, id and name, then argument fragments: `serve.stream`), the last
+chunk with its finish_reason (`length` when cut) and, asked for, the usage; a client that
+leaves or times out stops the decoding. With a call gate (`toollearn serve --call-gate`:
+DEER's shipped gate), a tool_choice "auto" request whose last turn is the user's is first
+scored against its tools, and where none is close enough the model may only answer without
+calls (`/health` counts them as `gate_declined`); where it is sure one fits (at or below its
+sure-call threshold) the answer must call, as with "required" (`gate_sure`); without it the
+model decides, as OpenAI's "auto" means.
 """
 
 from __future__ import annotations
@@ -31,7 +33,9 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, StreamingResponse
 
+from toollearn.engines.base import Completion, stream_completion
 from toollearn.serve.chat import ChatJob, RequestError, chat_response, chunk, parse_request
+from toollearn.serve.stream import CallStream
 
 DONE = object()
 
@@ -59,6 +63,7 @@ class Worker:
         self.pending = 0
         self.lock = threading.Lock()
         self.served = self.rejected = self.timed_out = self.gate_declined = self.gate_sure = 0
+        self.cancelled = 0  # streams stopped because the client left or timed out
 
     def gated(self, job: ChatJob) -> ChatJob:
         """The job with only the no-call answer left when the call gate finds no request tool
@@ -116,19 +121,28 @@ class Worker:
         finally:
             self.release()
 
-    def stream(self, job: ChatJob, put: Any) -> None:
-        """Run in the worker thread: text pieces to `put`, then DONE (or the exception)."""
+    def stream(self, job: ChatJob, put: Any, cancel: threading.Event) -> None:
+        """Run in the worker thread: text pieces to `put`, then the Completion and DONE (or
+        the exception). Setting `cancel` (the client left, or timed out) stops decoding."""
+        pieces = None
         try:
-            job = self.check_context(job)
-            for piece in self.engine.stream_text(job.messages, max_tokens=job.max_tokens,
-                                                 stop=job.engine_stop,
-                                                 temperature=job.temperature,
-                                                 top_p=job.top_p, seed=job.seed):  # fmt: skip
-                put(piece)
+            job = self.gated(self.check_context(job))
+            pieces = stream_completion(self.engine, job.messages, max_tokens=job.max_tokens,
+                                       stop=job.engine_stop, temperature=job.temperature,
+                                       top_p=job.top_p, seed=job.seed,
+                                       constraint=job.constraint)  # fmt: skip
+            for item in pieces:
+                if cancel.is_set():
+                    with self.lock:
+                        self.cancelled += 1
+                    break
+                put(item)
             put(DONE)
         except Exception as exc:  # handed to the request's coroutine
             put(exc)
         finally:
+            if pieces is not None:
+                pieces.close()
             self.release()
 
 
@@ -163,7 +177,8 @@ def create_app(engine: Any, config: ServerConfig | None = None) -> FastAPI:
     async def health() -> dict[str, Any]:
         return {"status": "ok", "pending": worker.pending, "served": worker.served,
                 "rejected": worker.rejected, "timed_out": worker.timed_out,
-                "gate_declined": worker.gate_declined, "gate_sure": worker.gate_sure}  # fmt: skip
+                "gate_declined": worker.gate_declined, "gate_sure": worker.gate_sure,
+                "cancelled": worker.cancelled}  # fmt: skip
 
     @app.get("/v1/models")
     async def models() -> dict[str, Any]:
@@ -178,16 +193,19 @@ def create_app(engine: Any, config: ServerConfig | None = None) -> FastAPI:
             raise RequestError("the request body is not valid JSON") from None
         job = parse_request(body, config.model_id, config.max_tokens, config.docs)
         loop = asyncio.get_running_loop()
-        streams_text = (job.stream and not job.calls_tools and job.constraint is None
-                        and hasattr(engine, "stream_text"))  # fmt: skip
         worker.admit()
-        if streams_text:
+        if job.stream:
             queue: asyncio.Queue = asyncio.Queue()
             put = lambda item: loop.call_soon_threadsafe(queue.put_nowait, item)  # noqa: E731
-            loop.run_in_executor(worker.pool, worker.stream, job, put)
-            first = await _next(queue, config.timeout, worker)  # errors before any byte: HTTP
-            return StreamingResponse(_text_events(job, first, queue, config.timeout, worker),
-                                     media_type="text/event-stream")  # fmt: skip
+            cancel = threading.Event()
+            loop.run_in_executor(worker.pool, worker.stream, job, put, cancel)
+            try:  # errors before any byte are HTTP errors
+                first = await _next(queue, config.timeout, worker)
+            except RequestError:
+                cancel.set()
+                raise
+            events = _events(job, first, queue, config.timeout, worker, cancel)
+            return StreamingResponse(events, media_type="text/event-stream")
         future = loop.run_in_executor(worker.pool, worker.generate, job)
         try:
             completions = await asyncio.wait_for(asyncio.shield(future), config.timeout)
@@ -203,10 +221,7 @@ def create_app(engine: Any, config: ServerConfig | None = None) -> FastAPI:
         if failed:
             raise RequestError(f"the engine failed: {failed}", None, "engine_error", 500)
         texts = [(c.text, c.finish_reason) for c in completions]
-        response = chat_response(job, texts, _usage(completions))
-        if not job.stream:
-            return response
-        return StreamingResponse(_whole_events(job, response), media_type="text/event-stream")
+        return chat_response(job, texts, _usage(completions))
 
     return app
 
@@ -224,38 +239,40 @@ async def _next(queue: asyncio.Queue, timeout: float, worker: Worker) -> Any:
     return item
 
 
-async def _text_events(job: ChatJob, first: Any, queue: asyncio.Queue, timeout: float,
-                       worker: Worker) -> AsyncIterator[str]:  # fmt: skip
-    """Server-sent events of a plain-text answer, a chunk per generated piece."""
+async def _events(job: ChatJob, first: Any, queue: asyncio.Queue, timeout: float,
+                  worker: Worker, cancel: threading.Event) -> AsyncIterator[str]:  # fmt: skip
+    """Server-sent events of an answer as it decodes: text deltas, or for a request with
+    tools the call list's deltas (`serve.stream.CallStream`); then the finish_reason, the usage
+    (stream_options.include_usage) and [DONE]. Leaving early (the client went away) or a
+    timeout cancels the generation."""
     cid = f"chatcmpl-{uuid.uuid4().hex[:24]}"
-    yield _sse(chunk(job, cid, {"role": "assistant", "content": ""}))
-    item, n = first, 0
-    while item is not DONE:
-        n += 1
-        yield _sse(chunk(job, cid, {"content": item}))
-        try:
-            item = await _next(queue, timeout, worker)
-        except RequestError as exc:  # headers are sent: report in the stream, then stop
-            yield _sse(exc.body())
-            return
-    yield _sse(chunk(job, cid, {}, "stop"))
-    yield "data: [DONE]\n\n"
-
-
-async def _whole_events(job: ChatJob, response: dict[str, Any]) -> AsyncIterator[str]:
-    """Server-sent events of a finished answer (a call list streams as one delta)."""
-    cid, choice = response["id"], response["choices"][0]
-    message = choice["message"]
-    yield _sse(chunk(job, cid, {"role": "assistant", "content": ""}))
-    if message.get("tool_calls"):
-        calls = [{"index": i, **c} for i, c in enumerate(message["tool_calls"])]
-        yield _sse(chunk(job, cid, {"tool_calls": calls}))
-    elif message.get("content"):
-        yield _sse(chunk(job, cid, {"content": message["content"]}))
-    yield _sse(chunk(job, cid, {}, choice["finish_reason"]))
-    if job.include_usage:
-        yield _sse(chunk(job, cid, {}, usage=response["usage"]))
-    yield "data: [DONE]\n\n"
+    calls = CallStream(job.stop if job.reply is None else ()) if job.calls_tools else None
+    completion: Completion | None = None
+    try:
+        yield _sse(chunk(job, cid, {"role": "assistant", "content": ""}))
+        item = first
+        while item is not DONE:
+            if isinstance(item, Completion):
+                completion = item
+            else:
+                for delta in calls.feed(item) if calls else [{"content": item}]:
+                    yield _sse(chunk(job, cid, delta))
+            try:
+                item = await _next(queue, timeout, worker)
+            except RequestError as exc:  # headers are sent: report in the stream, then stop
+                yield _sse(exc.body())
+                return
+        for delta in calls.end() if calls else []:
+            yield _sse(chunk(job, cid, delta))
+        engine_finish = completion.finish_reason if completion else "stop"
+        finish = calls.finish_reason(engine_finish) if calls else (
+            "length" if engine_finish == "length" else "stop")  # fmt: skip
+        yield _sse(chunk(job, cid, {}, finish))
+        if job.include_usage and completion is not None:
+            yield _sse(chunk(job, cid, {}, usage=_usage([completion])))
+        yield "data: [DONE]\n\n"
+    finally:
+        cancel.set()  # finished, or the client left: the worker stops decoding
 
 
 def serve(engine: Any, config: ServerConfig, host: str = "127.0.0.1", port: int = 8000,
