@@ -3,6 +3,7 @@
 toollearn serve --port 8000                       # the embedded model, tuned (shipped adapter)
 toollearn serve --model base                      # the embedded model as released
 toollearn serve --adapter runs/tune-x/adapter.gguf --model-id my-tools   # base + your adapter
+toollearn serve --model qwen2.5-0.5b-instruct.gguf   # a foreign model, in its own tool format
 from openai import OpenAI; OpenAI(base_url="http://127.0.0.1:8000/v1", api_key="-")
 """
 
@@ -43,7 +44,12 @@ def register(subparsers: Any) -> None:
     p.add_argument("--timeout", type=float, default=120.0,
                    help="seconds before a request gets a 504 (default 120)")  # fmt: skip
     p.add_argument("--max-tokens", type=int, default=1024,
-                   help="the largest max_tokens a request may ask for")  # fmt: skip
+                   help="the most tokens an answer gets (larger requests are clamped)")  # fmt: skip
+    p.add_argument("--prompt-format", choices=("auto", "toollearn", "template"), default="auto",
+                   help="toollearn: tools in toollearn's call-list format (how toollearn "
+                   "trains); template: the model's own chat template and its call syntax "
+                   "(Hermes <tool_call> or Llama 3 JSON); auto: template for a GGUF file "
+                   "whose template defines one, else toollearn")  # fmt: skip
     p.add_argument("--docs", choices=("json", "compact"), default="json",
                    help="how prompts list the tools: as the model was trained (an adapter from "
                    "`toollearn tune --docs compact` needs compact)")  # fmt: skip
@@ -87,6 +93,25 @@ def default_model_id(model: str | None, adapter: str | None) -> str:
     return f"{name}+{Path(adapter).stem}" if adapter else name
 
 
+def template_prompt(engine: Any, prompt_format: str, foreign: bool) -> Any:
+    """The TemplatePrompt of `--prompt-format` (None: toollearn's format). auto: the model's
+    own template for a foreign GGUF file whose template defines a tool-call syntax."""
+    from toollearn.formats.template_tools import dialect_of
+    from toollearn.serve.chat import TemplatePrompt
+
+    if prompt_format == "toollearn":
+        return None
+    template = getattr(engine, "chat_template", None)
+    dialect = dialect_of(template.source) if template is not None else None
+    if prompt_format == "template" and dialect is None:
+        raise DataError("--prompt-format template: the model's chat template defines no tool "
+                        "calls this server reads (Hermes <tool_call> or Llama 3 JSON); use "
+                        "--prompt-format toollearn")  # fmt: skip
+    if dialect is None or (prompt_format == "auto" and not foreign):
+        return None
+    return TemplatePrompt(template, dialect)
+
+
 def run_serve(args: argparse.Namespace) -> int:
     from toollearn.serve.app import ServerConfig, serve
 
@@ -99,9 +124,15 @@ def run_serve(args: argparse.Namespace) -> int:
         gate = dict(zip(("call_gate", "call_threshold"), shipped_call_gate(engine, args.threads)))
         if not args.no_sure_call:
             gate["sure_call_threshold"] = shipped_sure_call_threshold()
+    foreign = spec.startswith("llama:") and not args.adapter  # --model FILE.gguf
+    template = template_prompt(engine, args.prompt_format, foreign)
     config = ServerConfig(model_id=args.model_id or default_model_id(args.model, args.adapter),
                           max_queue=args.max_queue, timeout=args.timeout,
-                          max_tokens=args.max_tokens, docs=args.docs, **gate)  # fmt: skip
+                          max_tokens=args.max_tokens, docs=args.docs, template=template,
+                          **gate)  # fmt: skip
+    if template is not None:
+        print(f"prompts in the model's own chat template, {template.dialect} tool calls",
+              flush=True)  # fmt: skip
     print(f"serving {config.model_id} ({getattr(engine, 'name', spec)}) on "
           f"http://{args.host}:{args.port}/v1", flush=True)  # fmt: skip
     serve(engine, config, args.host, args.port)

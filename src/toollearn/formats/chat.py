@@ -60,6 +60,20 @@ class ChatTemplate:
         )
         return text + prefix
 
+    def render_with_tools(
+        self, messages: Sequence[dict[str, Any]], tools: Sequence[dict[str, Any]] | None
+    ) -> str:
+        """The prompt for the template's own tool format: message dicts (with `tool_calls`
+        and `tool` results as `formats.template_tools.template_messages` shapes them) and the
+        OpenAI tool dicts, as transformers' `apply_chat_template(tools=...)` passes them."""
+        return self._template.render(
+            messages=list(messages),
+            tools=list(tools) if tools else None,
+            add_generation_prompt=True,
+            bos_token=self.bos_token,
+            eos_token=self.eos_token,
+        )
+
     def turn_end(self) -> str:
         """What the template writes after an assistant turn's text (ChatML: "<|im_end|>\\n"):
         its first token is the one a tuned model must learn to stop with."""

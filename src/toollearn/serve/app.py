@@ -35,7 +35,7 @@ from fastapi.responses import JSONResponse, StreamingResponse
 
 from toollearn.engines.base import Completion, stream_completion
 from toollearn.serve.chat import ChatJob, RequestError, chat_response, chunk, parse_request
-from toollearn.serve.stream import CallStream
+from toollearn.serve.stream import answer_stream
 
 DONE = object()
 
@@ -52,6 +52,7 @@ class ServerConfig:
     call_gate: Any = None  # with call_threshold: tool_choice auto asks the gate first
     call_threshold: float | None = None
     sure_call_threshold: float | None = None  # with a gate: at or below it the answer calls
+    template: Any = None  # serve.chat.TemplatePrompt: the model's own chat template and calls
 
 
 class Worker:
@@ -102,7 +103,7 @@ class Worker:
         n_ctx = getattr(self.engine, "n_ctx", None)
         if count is None or n_ctx is None:
             return job
-        n = count(job.messages)
+        n = count(job.engine_prompt)
         limit = n_ctx() if callable(n_ctx) else n_ctx
         if n >= limit:
             raise RequestError(f"the prompt ({n} tokens) fills the context of {limit} tokens",
@@ -113,7 +114,7 @@ class Worker:
         """Run in the worker thread: the job's `n` completions (seeds seed, seed + 1, ...)."""
         try:
             job = self.gated(self.check_context(job))
-            return [self.engine.complete([job.messages], max_tokens=job.max_tokens,
+            return [self.engine.complete([job.engine_prompt], max_tokens=job.max_tokens,
                                          stop=job.engine_stop, temperature=job.temperature,
                                          top_p=job.top_p, seed=job.seed + i,
                                          constraint=job.constraint)[0]
@@ -127,7 +128,7 @@ class Worker:
         pieces = None
         try:
             job = self.gated(self.check_context(job))
-            pieces = stream_completion(self.engine, job.messages, max_tokens=job.max_tokens,
+            pieces = stream_completion(self.engine, job.engine_prompt, max_tokens=job.max_tokens,
                                        stop=job.engine_stop, temperature=job.temperature,
                                        top_p=job.top_p, seed=job.seed,
                                        constraint=job.constraint)  # fmt: skip
@@ -191,7 +192,8 @@ def create_app(engine: Any, config: ServerConfig | None = None) -> FastAPI:
             body = await request.json()
         except (json.JSONDecodeError, UnicodeDecodeError):
             raise RequestError("the request body is not valid JSON") from None
-        job = parse_request(body, config.model_id, config.max_tokens, config.docs)
+        job = parse_request(body, config.model_id, config.max_tokens, config.docs,
+                            config.template)  # fmt: skip
         loop = asyncio.get_running_loop()
         worker.admit()
         if job.stream:
@@ -246,7 +248,7 @@ async def _events(job: ChatJob, first: Any, queue: asyncio.Queue, timeout: float
     (stream_options.include_usage) and [DONE]. Leaving early (the client went away) or a
     timeout cancels the generation."""
     cid = f"chatcmpl-{uuid.uuid4().hex[:24]}"
-    calls = CallStream(job.stop if job.reply is None else ()) if job.calls_tools else None
+    calls = answer_stream(job) if job.calls_tools else None
     completion: Completion | None = None
     try:
         yield _sse(chunk(job, cid, {"role": "assistant", "content": ""}))
@@ -262,9 +264,9 @@ async def _events(job: ChatJob, first: Any, queue: asyncio.Queue, timeout: float
             except RequestError as exc:  # headers are sent: report in the stream, then stop
                 yield _sse(exc.body())
                 return
-        for delta in calls.end() if calls else []:
-            yield _sse(chunk(job, cid, delta))
         engine_finish = completion.finish_reason if completion else "stop"
+        for delta in calls.end(engine_finish) if calls else []:
+            yield _sse(chunk(job, cid, delta))
         finish = calls.finish_reason(engine_finish) if calls else (
             "length" if engine_finish == "length" else "stop")  # fmt: skip
         yield _sse(chunk(job, cid, {}, finish))

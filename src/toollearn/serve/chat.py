@@ -10,6 +10,9 @@ least one call; a named function = calls to that function only; none = plain cha
 a request is a `RequestError` naming the parameter (an HTTP 400 in OpenAI's error shape);
 fields this server does not use (`user`, `metadata`, `store`, ...) are accepted and ignored.
 `chat_response` turns the model's texts back into OpenAI messages with `tool_calls`.
+With a `TemplatePrompt` (`toollearn serve --prompt-format template`, a model not trained by
+toollearn) the prompt is the model's own chat template rendering the tools, and the grammar
+and the parser are those of the call syntax that template defines (`formats.template_tools`).
 `gate_query` is the user turn a call gate reads (tool_choice auto, the user's turn last; the
 server's `--call-gate`). No model output is ever executed or evaluated here: it is parsed as
 JSON data.
@@ -27,13 +30,16 @@ from typing import Any
 from toollearn.core.errors import FormatError, SchemaError
 from toollearn.core.types import Message, Tool, ToolCall
 from toollearn.decoding.constraint import Constraint
+from toollearn.decoding.template_calls import template_calls_constraint
 from toollearn.decoding.tool_calls import (
     MAX_CALLS,
     no_call_constraint,
     reply_constraint,
     tool_calls_constraint,
 )
+from toollearn.formats import template_tools
 from toollearn.formats.answers import tool_calls
+from toollearn.formats.chat import ChatTemplate
 from toollearn.formats.schemas.openai import tool_from_openai
 
 ROLES = ("system", "developer", "user", "assistant", "tool")
@@ -52,6 +58,14 @@ class RequestError(Exception):
         kind = "invalid_request_error" if self.status < 500 else "server_error"
         return {"error": {"message": self.message, "type": kind, "param": self.param,
                           "code": self.code}}  # fmt: skip
+
+
+@dataclass(frozen=True)
+class TemplatePrompt:
+    """Prompts in the model's own chat template and tool-call syntax (`dialect`)."""
+
+    template: ChatTemplate
+    dialect: str
 
 
 @dataclass
@@ -73,6 +87,13 @@ class ChatJob:
     n: int = 1
     max_calls: int = MAX_CALLS  # 1 with parallel_tool_calls false
     reply: dict[str, Any] | None = None  # the JSON Schema of response_format, None: free text
+    prompt: str | None = None  # the rendered text, in a model's own template (TemplatePrompt)
+    dialect: str | None = None  # that template's call syntax
+
+    @property
+    def engine_prompt(self) -> str | list[Message]:
+        """What the engine reads: the rendered template text, or the messages."""
+        return self.prompt if self.prompt is not None else self.messages
 
     @property
     def calls_tools(self) -> bool:
@@ -87,6 +108,11 @@ class ChatJob:
 
     def decided(self, decision: str) -> ChatJob:
         """The job after a call gate: "no call" leaves only the reply, "sure call" only calls."""
+        if self.dialect and decision in ("no call", "sure call"):
+            calls = decision == "sure call"
+            constraint = template_calls_constraint(self.dialect, self.tools, calls, not calls,
+                                                   self.max_calls)  # fmt: skip
+            return replace(self, constraint=constraint)
         if decision == "no call":
             return replace(self, constraint=no_call_constraint(self.reply))
         if decision == "sure call":
@@ -193,33 +219,49 @@ def parse_tools(raw: Any) -> list[Tool]:
     return tools
 
 
-def grammar_for(
-    tool_choice: Any,
-    tools: list[Tool],
-    max_calls: int = MAX_CALLS,
-    reply: dict[str, Any] | None = None,
-) -> tuple[list[Tool], Constraint | None]:
-    """(tools shown, constraint) for a tool_choice: see the module doc."""
-    plain = reply_constraint(reply) if reply is not None else None
+def choose(tool_choice: Any, tools: list[Tool]) -> tuple[list[Tool], list[Tool], bool]:
+    """(tools shown, tools the answer may call, whether it may answer without a call) for a
+    tool_choice: see the module doc."""
     if not tools:
         if tool_choice not in (None, "none", "auto"):
             raise RequestError("tool_choice needs tools", "tool_choice")
-        return [], plain
+        return [], [], True
     if tool_choice in (None, "auto"):
-        return tools, tool_calls_constraint(tools, True, max_calls, reply)
+        return tools, tools, True
     if tool_choice == "none":
-        return [], plain
+        return [], [], True
     if tool_choice == "required":
-        return tools, tool_calls_constraint(tools, False, max_calls, reply)
+        return tools, tools, False
     if isinstance(tool_choice, dict) and isinstance(tool_choice.get("function"), dict):
         name = tool_choice["function"].get("name")
         chosen = [t for t in tools if t.name == name]
         if not chosen:
             raise RequestError(f"tool_choice names a function not in tools: {name!r}",
                                "tool_choice", "unknown_tool")  # fmt: skip
-        return tools, tool_calls_constraint(chosen, False, max_calls, reply)
+        return tools, chosen, False
     raise RequestError("tool_choice is none, auto, required or {type: function, function: "
                        "{name}}", "tool_choice")  # fmt: skip
+
+
+def grammar_for(
+    tool_choice: Any,
+    tools: list[Tool],
+    max_calls: int = MAX_CALLS,
+    reply: dict[str, Any] | None = None,
+    dialect: str | None = None,
+) -> tuple[list[Tool], Constraint | None]:
+    """(tools shown, constraint) for a tool_choice, in the general format or a dialect."""
+    shown, callable_tools, may_reply = choose(tool_choice, tools)
+    if not callable_tools:
+        return [], reply_constraint(reply) if reply is not None else None
+    if dialect is not None:
+        if reply is not None:
+            raise RequestError("response_format with tools is not supported in a model's own "
+                               "template format", "response_format")  # fmt: skip
+        constraint = template_calls_constraint(dialect, callable_tools, True, may_reply,
+                                               max_calls)  # fmt: skip
+        return shown, constraint
+    return shown, tool_calls_constraint(callable_tools, may_reply, max_calls, reply)
 
 
 def response_schema(raw: Any) -> dict[str, Any] | None:
@@ -286,9 +328,16 @@ def _number(body: dict[str, Any], key: str, default: float, lo: float, hi: float
     return value
 
 
-def parse_request(body: Any, model_id: str, max_tokens_cap: int, docs: str = "json") -> ChatJob:
+def parse_request(
+    body: Any,
+    model_id: str,
+    max_tokens_cap: int,
+    docs: str = "json",
+    template: TemplatePrompt | None = None,
+) -> ChatJob:
     """A ChatJob from a chat completions body; RequestError on anything invalid. `docs`: how
-    the system message lists the tools (as the served model was trained)."""
+    the system message lists the tools (as the served model was trained); `template`: prompt
+    in the model's own chat template and call syntax instead."""
     if not isinstance(body, dict):
         raise RequestError("the request body must be a JSON object")
     n = body.get("n")
@@ -310,11 +359,22 @@ def parse_request(body: Any, model_id: str, max_tokens_cap: int, docs: str = "js
         raise RequestError("parallel_tool_calls must be true or false", "parallel_tool_calls")
     max_calls = 1 if parallel is False else MAX_CALLS
     reply = response_schema(body.get("response_format"))
-    shown, constraint = grammar_for(body.get("tool_choice"), all_tools, max_calls, reply)
+    dialect = template.dialect if template is not None else None
+    shown, constraint = grammar_for(body.get("tool_choice"), all_tools, max_calls, reply, dialect)
     messages, system = conversation(body.get("messages"), shown)
     head = [Message("system", tool_calls.system_prompt(shown, docs))] if shown else []
     if system:
         head = [Message("system", "\n\n".join([*(m.content for m in head), system]))]
+    prompt = None
+    if template is not None:
+        names = {t.name for t in shown}
+        raw_tools = [t for t in body.get("tools") or [] if _tool_name(t) in names]
+        try:
+            prompt = template.template.render_with_tools(
+                template_tools.template_messages(body["messages"]), raw_tools
+            )
+        except FormatError as exc:  # the template's own raise_exception
+            raise RequestError(str(exc), "messages") from None
     stop = body.get("stop") or ()
     stop = (stop,) if isinstance(stop, str) else stop
     if not isinstance(stop, list | tuple) or not all(isinstance(s, str) for s in stop):
@@ -338,7 +398,14 @@ def parse_request(body: Any, model_id: str, max_tokens_cap: int, docs: str = "js
         n=n,
         max_calls=max_calls,
         reply=reply,
+        prompt=prompt,
+        dialect=dialect,
     )
+
+
+def _tool_name(raw: Any) -> Any:
+    fn = raw.get("function", raw) if isinstance(raw, dict) else {}
+    return fn.get("name") if isinstance(fn, dict) else None
 
 
 def read_answer(
@@ -350,7 +417,11 @@ def read_answer(
     if not job.calls_tools:
         return text, [], "length" if finish == "length" else "stop"
     try:
-        answer = tool_calls.parse(text)
+        if job.dialect is not None:
+            calls, reply = template_tools.parse(job.dialect, text)
+            answer = tool_calls.ToolCallsAnswer(tuple(calls), reply)
+        else:
+            answer = tool_calls.parse(text)
     except FormatError:
         return text, [], "length" if finish == "length" else "stop"
     if answer.declined:

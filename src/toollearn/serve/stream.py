@@ -53,7 +53,7 @@ class CallStream:
             out += self._reply(final=False)
         return out
 
-    def end(self) -> list[dict[str, Any]]:
+    def end(self, engine_finish: str = "stop") -> list[dict[str, Any]]:
         """Deltas for what was held back, at the end of the answer."""
         return self._reply(final=True) if self.state in (REPLY, RAW) else []
 
@@ -160,3 +160,33 @@ class CallStream:
         new = text[self.sent_reply : end] if end > self.sent_reply else ""
         self.sent_reply = max(self.sent_reply, end)
         return [{"content": new}] if new else []
+
+
+class WholeAnswer:
+    """A model's own call syntax (`--prompt-format template`): the answer is read when it is
+    complete (`serve.chat.read_answer`), then sent as one content or tool_calls delta."""
+
+    def __init__(self, job: Any):
+        self.job, self.text, self.reason = job, "", "stop"
+
+    def feed(self, piece: str) -> list[dict[str, Any]]:
+        self.text += piece
+        return []
+
+    def end(self, engine_finish: str = "stop") -> list[dict[str, Any]]:
+        from toollearn.serve.chat import read_answer
+
+        content, calls, self.reason = read_answer(self.job, self.text, engine_finish)
+        if calls:
+            return [{"tool_calls": [{"index": i, **c} for i, c in enumerate(calls)]}]
+        return [{"content": content}] if content else []
+
+    def finish_reason(self, engine_finish: str) -> str:
+        return self.reason
+
+
+def answer_stream(job: Any) -> CallStream | WholeAnswer:
+    """The reader of a streamed answer with tools: incremental for the general call list."""
+    if job.dialect is not None:
+        return WholeAnswer(job)
+    return CallStream(job.stop if job.reply is None else ())
