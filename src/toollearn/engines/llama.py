@@ -345,6 +345,15 @@ class LlamaEngine:
             prompts, max_tokens, stop, temperature, seed, constraint, top_p
         )
 
+    def online_batcher(self) -> Any:
+        """A continuous batcher over this engine for a server (`engines.llama_online`), or
+        None with n_seq 1 (one request at a time)."""
+        if self.n_seq <= 1:
+            return None
+        from toollearn.engines.llama_online import OnlineBatcher
+
+        return OnlineBatcher(self)
+
     def complete_requests(self, requests: Sequence[Request]) -> list[Completion]:
         """Batched generation of requests that may each have their own constraint and budget.
 

@@ -304,10 +304,18 @@ class BatchDecoder:
             while groups and len(groups[0]) <= len(free):
                 pending += self._admit(groups.pop(0), requests, free)
             for seq, logits in pending:
-                self._step_one(seq, logits, live, free, results)
+                reason = self.first(seq, logits)
+                if reason:
+                    results[seq.index] = self.finish(seq, reason)
+                    free.append(seq.slot)
+                else:
+                    live.append(seq)
             pending = []
             if live:
-                self._step_all(live, free, results)
+                for seq, reason in self.step(live):
+                    live.remove(seq)
+                    results[seq.index] = self.finish(seq, reason)
+                    free.append(seq.slot)
             elif groups:  # a group larger than n_seq: split it
                 head = groups.pop(0)
                 groups[:0] = [head[: self.n_seq], head[self.n_seq :]]
@@ -329,16 +337,23 @@ class BatchDecoder:
             out.append((seq, logits))
         return out
 
-    def _step_one(self, seq: _Live, logits: Any, live: list, free: list, results: list) -> None:
-        reason = self._advance(seq, self._pick(seq, logits)) if seq.req.max_tokens > 0 else "length"
-        if reason:
-            results[seq.index] = self._finish(seq, reason)
-            free.append(seq.slot)
-        else:
-            live.append(seq)
+    # -- the online interface (a server's continuous batching: engines.llama_online) -------
 
-    def _step_all(self, live: list[_Live], free: list[int], results: list) -> None:
-        """Feed every live sequence's last token in one decode call, pick each next token."""
+    def admit(self, index: int, req: SeqRequest, slot: int) -> tuple[_Live, Any]:
+        """Prefill one request into a free slot: its sequence and the logits of its first token."""
+        t0 = time.perf_counter()
+        seq = self._start(index, req, slot)
+        logits = self._prefill(req.tokens, slot)
+        seq.seconds = time.perf_counter() - t0
+        return seq, logits
+
+    def first(self, seq: _Live, logits: Any) -> str | None:
+        """Pick a started sequence's first token; its finish reason when that ends it."""
+        return self._advance(seq, self._pick(seq, logits)) if seq.req.max_tokens > 0 else "length"
+
+    def step(self, live: Sequence[_Live]) -> list[tuple[_Live, str]]:
+        """Feed every live sequence's last token in one decode call and pick each next token;
+        (sequence, finish reason) of those that ended."""
         t0 = time.perf_counter()
         self._decode([(s.last, s.pos, s.slot, True) for s in live])
         done = []
@@ -350,10 +365,16 @@ class BatchDecoder:
         share = (time.perf_counter() - t0) / len(live)
         for s in live:
             s.seconds += share
-        for s, reason in done:
-            live.remove(s)
-            results[s.index] = self._finish(s, reason)
-            free.append(s.slot)
+        return done
+
+    def finish(self, seq: _Live, reason: str) -> Completion:
+        """The Completion of an ended sequence (its grammar freed)."""
+        return self._finish(seq, reason)
+
+    def drop(self, seq: _Live) -> None:
+        """Abandon a live sequence (its client left): free its grammar; its slot is reused."""
+        if seq.matcher is not None:
+            seq.matcher.close()
 
 
 def _group_by_prompt(requests: Sequence[SeqRequest]) -> list[list[int]]:

@@ -53,14 +53,19 @@ class ServerConfig:
     call_threshold: float | None = None
     sure_call_threshold: float | None = None  # with a gate: at or below it the answer calls
     template: Any = None  # serve.chat.TemplatePrompt: the model's own chat template and calls
+    batch: bool = True  # continuous batching where the engine has it (engines.llama_online)
 
 
 class Worker:
-    """The engine behind a one-thread executor with an admission bound."""
+    """The engine behind an admission bound: requests share its continuous batch where it
+    has one (`engines.llama_online`), else go one at a time through a one-thread executor."""
 
     def __init__(self, engine: Any, config: ServerConfig):
         self.engine, self.config = engine, config
-        self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="engine")
+        online = getattr(engine, "online_batcher", None) if config.batch else None
+        self.batcher = online() if online is not None else None
+        threads = config.max_queue if self.batcher is not None else 1
+        self.pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="engine")
         self.pending = 0
         self.lock = threading.Lock()
         self.served = self.rejected = self.timed_out = self.gate_declined = self.gate_sure = 0
@@ -110,14 +115,21 @@ class Worker:
                                "messages", "context_length_exceeded")  # fmt: skip
         return replace(job, max_tokens=min(job.max_tokens, limit - n))
 
-    def generate(self, job: ChatJob) -> list[Any]:
-        """Run in the worker thread: the job's `n` completions (seeds seed, seed + 1, ...)."""
+    @staticmethod
+    def _settings(job: ChatJob, choice: int = 0) -> dict[str, Any]:
+        return {"max_tokens": job.max_tokens, "stop": job.engine_stop,
+                "temperature": job.temperature, "top_p": job.top_p, "seed": job.seed + choice,
+                "constraint": job.constraint}  # fmt: skip
+
+    def generate(self, job: ChatJob, cancel: threading.Event | None = None) -> list[Any]:
+        """Run in a worker thread: the job's `n` completions (seeds seed, seed + 1, ...);
+        setting `cancel` (a timeout) stops a batched one."""
         try:
             job = self.gated(self.check_context(job))
-            return [self.engine.complete([job.engine_prompt], max_tokens=job.max_tokens,
-                                         stop=job.engine_stop, temperature=job.temperature,
-                                         top_p=job.top_p, seed=job.seed + i,
-                                         constraint=job.constraint)[0]
+            if self.batcher is not None:
+                return [self.batcher.complete(job.engine_prompt, cancel, **self._settings(job, i))
+                        for i in range(job.n)]  # fmt: skip
+            return [self.engine.complete([job.engine_prompt], **self._settings(job, i))[0]
                     for i in range(job.n)]  # fmt: skip
         finally:
             self.release()
@@ -128,10 +140,10 @@ class Worker:
         pieces = None
         try:
             job = self.gated(self.check_context(job))
-            pieces = stream_completion(self.engine, job.engine_prompt, max_tokens=job.max_tokens,
-                                       stop=job.engine_stop, temperature=job.temperature,
-                                       top_p=job.top_p, seed=job.seed,
-                                       constraint=job.constraint)  # fmt: skip
+            if self.batcher is not None:
+                pieces = self.batcher.stream(job.engine_prompt, cancel, **self._settings(job))
+            else:
+                pieces = stream_completion(self.engine, job.engine_prompt, **self._settings(job))
             for item in pieces:
                 if cancel.is_set():
                     with self.lock:
@@ -208,10 +220,12 @@ def create_app(engine: Any, config: ServerConfig | None = None) -> FastAPI:
                 raise
             events = _events(job, first, queue, config.timeout, worker, cancel)
             return StreamingResponse(events, media_type="text/event-stream")
-        future = loop.run_in_executor(worker.pool, worker.generate, job)
+        cancel = threading.Event()
+        future = loop.run_in_executor(worker.pool, worker.generate, job, cancel)
         try:
             completions = await asyncio.wait_for(asyncio.shield(future), config.timeout)
         except asyncio.TimeoutError:
+            cancel.set()  # a batched generation stops; a sequential one runs to its end
             worker.timed_out += 1
             raise RequestError(f"no answer within {config.timeout:g} s", None, "timeout",
                                504) from None  # fmt: skip
