@@ -1,14 +1,16 @@
-"""Load test of `toollearn serve`: N concurrent chat requests from the official openai client.
+"""Load test of `toollearn serve`: today's server (one request at a time), the new one
+(continuous batching, `engines.llama_online`) and `llama_cpp.server` on the same GGUF.
 
-The server runs the embedded model (default engine) on 127.0.0.1; every request asks for a tool
-call over two tools (tool_choice auto, grammar-constrained). Two runs, each followed by one more
-request to show the server still answers: the default admission bound (--max-queue 8: the
-rest get an immediate 503), and a bound large enough to queue every request (latency then
-grows with the queue, as one engine serves one request at a time). Figures: completed / 503 /
-other, p50 and p95 latency of the completed ones, completed requests per second, and the
-single-request latency measured first in the same process as the baseline.
+Each server runs the shipped model the way the toolkit loads it on this CPU (`tuned`: the
+adapter merged, a Q8_0 copy decoding and, for toollearn, an F16 copy reading prompts;
+`llama_cpp.server` loads the same Q8_0 file, with the same thread count). The request mix is
+the same for all: a weather or time question over two tools (tool_choice auto), from the
+official openai client, C clients at once (closed loop, 4 x C requests; every request is
+admitted). Figures per server and concurrency: completions/s, completion tokens/s (servers
+answer in their own formats, so lengths differ), p50 and p95 latency. toollearn answers under
+its grammar; `llama_cpp.server` answers in its chat template's format, unconstrained.
 
-    python benchmarks/server_load.py --requests 50 --threads 2
+    python benchmarks/server_load.py --threads 2
 Writes benchmarks/results/server_load.json and server_load.md.
 """
 
@@ -17,12 +19,16 @@ from __future__ import annotations
 import argparse
 import asyncio
 import platform
+import socket
 import statistics
+import subprocess
+import sys
 import time
 
 from _results import RESULTS, write_results
 
-from toollearn.engines.llama import LlamaEngine, quiet_openmp
+from toollearn.engines import load_engine
+from toollearn.engines.llama import quiet_openmp
 from toollearn.serve.app import BackgroundServer, ServerConfig
 
 TOOLS = [
@@ -36,88 +42,134 @@ TOOLS = [
                        "required": ["zone"]}}},
 ]  # fmt: skip
 CITIES = ["Paris", "Rome", "Oslo", "Lima", "Cairo", "Tokyo", "Quito", "Perth", "Delhi", "Baku"]
+ASKS = ["What is the weather in {}?", "What time is it in {}?", "Is it raining in {}?"]
 
 
-async def one(client, i: int, max_tokens: int) -> tuple[str, float]:
+async def one(client, model: str, i: int, max_tokens: int) -> tuple[str, float, int]:
     import openai
 
     t0 = time.perf_counter()
+    question = ASKS[i % 3].format(CITIES[i % 10])
     try:
-        await client.chat.completions.create(
-            model="smollm2-135m", tools=TOOLS, max_tokens=max_tokens,
-            messages=[{"role": "user", "content": f"What is the weather in {CITIES[i % 10]}?"}],
-        )  # fmt: skip
-        status = "ok"
+        out = await client.chat.completions.create(
+            model=model, tools=TOOLS, max_tokens=max_tokens,
+            messages=[{"role": "user", "content": question}])  # fmt: skip
+        return "ok", time.perf_counter() - t0, out.usage.completion_tokens if out.usage else 0
     except openai.APIStatusError as exc:
-        status = str(exc.status_code)
+        return str(exc.status_code), time.perf_counter() - t0, 0
     except openai.APIConnectionError:
-        status = "connection error"
-    return status, time.perf_counter() - t0
+        return "connection error", time.perf_counter() - t0, 0
 
 
-async def burst(url: str, n: int, max_tokens: int) -> dict:
+async def clients(url: str, model: str, concurrency: int, total: int, max_tokens: int) -> dict:
+    """`concurrency` clients sending `total` requests between them, each after the last."""
     import openai
 
-    client = openai.AsyncOpenAI(base_url=url, api_key="none", max_retries=0, timeout=600)
+    client = openai.AsyncOpenAI(base_url=url, api_key="-", max_retries=0, timeout=900)
+    todo = iter(range(total))
+    results: list[tuple[str, float, int]] = []
+
+    async def worker() -> None:
+        for i in todo:
+            results.append(await one(client, model, i, max_tokens))
+
+    await one(client, model, 0, max_tokens)  # warm
     t0 = time.perf_counter()
-    results = await asyncio.gather(*(one(client, i, max_tokens) for i in range(n)))
+    await asyncio.gather(*(worker() for _ in range(concurrency)))
     wall = time.perf_counter() - t0
-    after = await one(client, 0, max_tokens)
     await client.close()
-    ok = sorted(s for status, s in results if status == "ok")
-    q = statistics.quantiles(ok, n=20) if len(ok) >= 2 else [float("nan")] * 19
-    return {"requests": n, "completed": len(ok),
-            "rejected_503": sum(status == "503" for status, _ in results),
-            "other": sum(status not in ("ok", "503") for status, _ in results),
+    ok = sorted(s for status, s, _ in results if status == "ok")
+    q = statistics.quantiles(ok, n=20) if len(ok) >= 2 else [ok[0] if ok else float("nan")] * 19
+    return {"clients": concurrency, "requests": total, "completed": len(ok),
+            "failed": len(results) - len(ok), "wall_s": round(wall, 1),
+            "completions_per_s": round(len(ok) / wall, 2),
+            "tokens_per_s": round(sum(n for *_, n in results) / wall, 1),
             "p50_s": round(statistics.median(ok), 2) if ok else None,
-            "p95_s": round(q[18], 2) if ok else None, "wall_s": round(wall, 1),
-            "completed_per_s": round(len(ok) / wall, 2), "after": after[0],
-            "after_s": round(after[1], 2)}  # fmt: skip
+            "p95_s": round(q[18], 2) if ok else None}  # fmt: skip
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def llama_cpp_server(model_path: str, threads: int, levels: list[int], max_tokens: int) -> list:
+    port = free_port()
+    launch = (  # the server's own model loading, with the weight buffers that suit this CPU
+        "import runpy, sys\n"
+        "from toollearn.engines.llama import cpu_weight_buffers, quiet_openmp\n"
+        "quiet_openmp()\n"
+        "sys.argv[0] = 'llama_cpp.server'\n"
+        "with cpu_weight_buffers():\n"
+        "    runpy.run_module('llama_cpp.server', run_name='__main__', alter_sys=True)\n"
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-c", launch, "--model", model_path, "--n_threads", str(threads),
+         "--n_threads_batch", str(threads), "--n_ctx", "4096", "--host", "127.0.0.1",
+         "--port", str(port), "--model_alias", "m", "--chat_format", "chatml-function-calling"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
+    url = f"http://127.0.0.1:{port}/v1"
+    try:
+        import urllib.request
+
+        for _ in range(300):
+            try:
+                urllib.request.urlopen(f"{url}/models", timeout=2)
+                break
+            except OSError:
+                time.sleep(1)
+        return [asyncio.run(clients(url, "m", c, 4 * c, max_tokens)) for c in levels]
+    finally:
+        proc.terminate()
+        proc.wait(30)
 
 
 def run(args) -> dict:
     quiet_openmp()
-    engine = LlamaEngine(n_threads=args.threads)
+    engine = load_engine("tuned", n_threads=args.threads)
+    levels = [int(c) for c in args.clients.split(",")]
     rows = []
-    for max_queue in (args.max_queue, args.requests + 1):
-        config = ServerConfig(model_id="smollm2-135m", max_queue=max_queue, timeout=600)
+    for name, batch in (("toollearn serve, one at a time (before)", False),
+                        ("toollearn serve, continuous batching", True)):  # fmt: skip
+        config = ServerConfig(model_id="m", max_queue=max(levels) + 1, timeout=900, batch=batch)
         with BackgroundServer(engine, config) as server:
-            if not rows:  # the baseline: one request alone, warm
-                asyncio.run(burst(server.url, 1, args.max_tokens))
-                single = asyncio.run(burst(server.url, 1, args.max_tokens))
-                rows.append({"run": "one request alone", "max_queue": max_queue, **single})
-            result = asyncio.run(burst(server.url, args.requests, args.max_tokens))
-            rows.append({"run": f"{args.requests} concurrent", "max_queue": max_queue, **result})
+            for c in levels:
+                row = asyncio.run(clients(server.url, "m", c, 4 * c, args.max_tokens))
+                rows.append({"server": name, **row})
+                print(rows[-1], flush=True)
+            if server.app.state.worker.batcher is not None:
+                server.app.state.worker.batcher.close()
+    for row in llama_cpp_server(str(engine.model_path), args.threads, levels, args.max_tokens):
+        rows.append({"server": "llama_cpp.server (same Q8_0 file)", **row})
+        print(rows[-1], flush=True)
     return {"rows": rows, "config": vars(args), "engine": engine.name,
-            "platform": platform.platform(),
+            "model_file": str(engine.model_path.name), "platform": platform.platform(),
             "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}  # fmt: skip
 
 
 def markdown(result: dict) -> str:
-    base = result["rows"][0]["p50_s"]
-    lines = [
-        "| run | max queue | completed | 503 | other | p50 s | p95 s | p50 vs alone | "
-        "completed/s | next request |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|",
-    ]
-    for r in result["rows"]:
-        ratio = f"{r['p50_s'] / base:.1f}x" if r["p50_s"] and base else ""
-        lines.append(
-            f"| {r['run']} | {r['max_queue']} | {r['completed']} | {r['rejected_503']} "
-            f"| {r['other']} | {r['p50_s']} | {r['p95_s']} | {ratio} | "
-            f"{r['completed_per_s']} | {r['after']} ({r['after_s']} s) |"
-        )
+    rows = result["rows"]
+    before = {r["clients"]: r["completions_per_s"] for r in rows if "before" in r["server"]}
+    lines = ["| server | clients | requests | completed | completions/s | vs before | "
+             "completion tokens/s | p50 s | p95 s |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]  # fmt: skip
+    for r in rows:
+        ratio = r["completions_per_s"] / before[r["clients"]] if before.get(r["clients"]) else 0
+        lines.append(f"| {r['server']} | {r['clients']} | {r['requests']} | {r['completed']} "
+                     f"| {r['completions_per_s']} | {ratio:.2f}x | {r['tokens_per_s']} "
+                     f"| {r['p50_s']} | {r['p95_s']} |")  # fmt: skip
     c = result["config"]
-    lines += ["", f"{result['engine']}, {c['threads']} threads, tool call over 2 tools, max "
-              f"{c['max_tokens']} new tokens, {result['date']}; `python benchmarks/server_load.py "
-              f"--requests {c['requests']} --threads {c['threads']}`"]  # fmt: skip
+    command = f"python benchmarks/server_load.py --threads {c['threads']}"
+    lines += ["", f"{result['engine']} ({result['model_file']}), {c['threads']} threads, a "
+              f"question over 2 tools, at most {c['max_tokens']} new tokens, "
+              f"{result['date']}; `{command}`"]  # fmt: skip
     return "\n".join(lines) + "\n"
 
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--requests", type=int, default=50)
-    p.add_argument("--max-queue", type=int, default=8)
+    p.add_argument("--clients", default="1,8,32", help="concurrency levels (4 x C requests)")
     p.add_argument("--max-tokens", type=int, default=48)
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--out", default=str(RESULTS))

@@ -384,6 +384,7 @@ class LlamaEngine:
                     self.llm, self.n_seq, self.seq_ctx, reader=self.reader
                 )
                 self._select()
+            batcher.reuse_prefixes = False  # exact cells (a server's batcher may share this one)
             for i, c in zip(fits, batcher.run([seqs[i] for i in fits])):
                 out[i] = c
         rest = [i for i in range(len(requests)) if out[i] is None]

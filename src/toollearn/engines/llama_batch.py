@@ -140,6 +140,10 @@ class BatchDecoder:
         self._held: dict[int, tuple[int, ...]] = {}  # cache sequence -> its prompt, LRU first
         self.adapter: str | None = None  # the LoRA adapter set on this context (engines.llama)
         self.reader = reader  # reads long new prompts with other weights (llama_prefill)
+        # a server's prefix caching: with a reader, a prompt that shares at least half of
+        # itself with a held one copies that prefix and evaluates the rest here (its cells then
+        # depend on what was read before, as in any prefix cache); off: exact cells
+        self.reuse_prefixes = False
 
     def forget_prompts(self) -> None:
         """Drop every cached prompt (their KV was computed under another adapter)."""
@@ -185,7 +189,8 @@ class BatchDecoder:
         so copy, then cut at the prefix. With a reader, only a prompt held whole (all but its
         last token) is copied, and any other is read there (all but its last token, whose
         logits this context computes) or, when short, evaluated here from scratch, so its
-        cells never depend on what was read before. The prompt then goes into the cache (LRU).
+        cells never depend on what was read before (unless `reuse_prefixes`: a server's
+        prefix cache). The prompt then goes into the cache (LRU).
         """
         lib, mem = self._lib, self.mem
         lib.llama_memory_seq_rm(mem, slot, -1, -1)
@@ -196,7 +201,9 @@ class BatchDecoder:
             default=(-1, 0),
         )
         keep = min(keep, n)
-        if self.reader is not None:  # cells that depend on the prompt alone (llama_prefill)
+        reuse = self.reuse_prefixes and keep >= max(self.reader.min_new_tokens, n // 2) \
+            if self.reader is not None else False  # fmt: skip
+        if self.reader is not None and not reuse:  # cells of the prompt alone (llama_prefill)
             long = self.reader.reads(n)  # a short prompt is evaluated here whole, each time
             same = long and keep == n and len(self._held.get(src, ())) == len(tokens)
             keep = n if same else 0

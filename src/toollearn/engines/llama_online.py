@@ -2,7 +2,8 @@
 
 One thread owns the llama engine and its multi-sequence context (`llama_batch.BatchDecoder`).
 Requests arrive from any thread (`submit`); between decode steps the loop admits waiting ones
-into free slots (prefill, with the decoder's prefix reuse), then advances every live sequence
+into free slots (prefill, reusing the KV of a held prompt that shares at least half of the new
+one, as a prefix cache does: `BatchDecoder.reuse_prefixes`), then advances every live sequence
 by one token in one `llama_decode` call, sending each request its new text as it decodes and
 its `Completion` when it ends. A request whose `cancel` event is set (the client left or timed
 out) is dropped at the next step and its slot reused. A request that does not fit a slot's
@@ -119,6 +120,7 @@ class OnlineBatcher:
                 engine.llm, engine.n_seq, engine.seq_ctx, reader=engine.reader
             )
             engine._select()
+        batcher.reuse_prefixes = True  # requests sharing a system prompt and tools share its KV
         return batcher
 
     def _admit(self, t: Ticket, decoder: Any, live: list[Ticket]) -> None:
