@@ -34,10 +34,10 @@ def in_process(
     from toollearn.serve.app import ServerConfig, Worker
     from toollearn.serve.chat import RequestError, chat_response, parse_request
 
-    worker = Worker(
-        engine,
-        ServerConfig(model_id=model_id, docs=docs, max_tokens=max_tokens_cap, **(gate or {})),
-    )
+    # one item at a time through the engine's own path (exact cells, no prefix cache)
+    config = ServerConfig(model_id=model_id, docs=docs, max_tokens=max_tokens_cap, batch=False,
+                          **(gate or {}))  # fmt: skip
+    worker = Worker(engine, config)
 
     def answer(body: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
         try:
