@@ -141,3 +141,37 @@ def test_the_embedded_model_through_the_suite(tmp_path):
     scores = run_suite(suite, in_process(load_engine("tuned", n_threads=2)), tmp_path, {"t": 4},
                        max_tokens=48)  # fmt: skip
     assert scores["all"]["n"] == 6 and scores["all"]["format"] > 0
+
+
+def test_a_gated_run_reuses_the_answers_the_gate_would_not_change(tmp_path):
+    from types import SimpleNamespace
+
+    from toollearn.core.errors import DataError
+    from toollearn.evaluation.runners.calls import gate_keeps, reusable
+
+    suite = load_suite("dev", quick=True, categories=["simple", "decline"])
+    oracle = _oracle(suite)
+    first = run_suite(suite, in_process(oracle), tmp_path / "plain", {"t": 4}, oracle)
+    (tmp_path / "plain" / "config.json").write_text(json.dumps({"max_tokens": 256}))
+    reuse = reusable(suite, tmp_path / "plain", oracle, 256)
+    assert len(reuse) == len(suite.items)
+    again = run_suite(suite, in_process(ScriptedEngine([]), reuse=reuse), tmp_path / "again",
+                      {"t": 4})  # fmt: skip  # nothing generated: every answer reused
+    assert again == first
+    records = [json.loads(x) for x in (tmp_path / "again" / "predictions.jsonl").read_text()
+               .splitlines()]  # fmt: skip
+    assert all(r["raw"]["reused"] == r["id"] for r in records)
+    call, reply = '[{"name": "f", "arguments": {}}]', "[]\nNo tool fits."
+    for decision, text, keeps in [
+        (None, call, True),
+        ("no call", reply, True),
+        ("no call", call, False),
+        ("sure call", call, True),
+        ("sure call", reply, False),
+        ("sure call", '[{"na', False),
+    ]:
+        worker = SimpleNamespace(decide=lambda job, d=decision: d)
+        assert gate_keeps(worker, None, text) is keeps, (decision, text)
+    (tmp_path / "plain" / "config.json").write_text(json.dumps({"max_tokens": 64}))
+    with pytest.raises(DataError, match="cannot be reused"):
+        reusable(suite, tmp_path / "plain", oracle, 256)

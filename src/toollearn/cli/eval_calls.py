@@ -54,6 +54,9 @@ def register_eval(eval_sub: Any) -> None:
     )
     p.add_argument("--api-key", default="-", help="with --url: the API key to send")
     p.add_argument("--max-tokens", type=int, default=256, help="per answer (default 256)")
+    p.add_argument("--reuse", default=None, metavar="RUN",
+                   help="with --call-gate: take the answers of RUN (the same model without the "
+                   "gate) that the gate would not change; exact under greedy decoding")  # fmt: skip
     add_run_args(p)
     p.set_defaults(func=run_calls)
 
@@ -62,7 +65,7 @@ def run_calls(args: argparse.Namespace) -> int:
     from toollearn.evaluation.calls_suite import load_suite
     from toollearn.evaluation.report import format_table
     from toollearn.evaluation.runners.base import parse_shard, take_shard, with_shard
-    from toollearn.evaluation.runners.calls import in_process, over_http, run_suite
+    from toollearn.evaluation.runners.calls import in_process, over_http, reusable, run_suite
 
     suite = load_suite(args.split, args.suite, args.quick, args.category or ())
     shard = parse_shard(args.shard)
@@ -84,9 +87,12 @@ def run_calls(args: argparse.Namespace) -> int:
             gate = dict(zip(("call_gate", "call_threshold"), shipped_call_gate(engine, 1)))
             if not args.no_sure_call:
                 gate["sure_call_threshold"] = shipped_sure_call_threshold()
-        answer = in_process(engine, docs=args.docs, gate=gate)
+        reuse = reusable(suite, args.reuse, engine, args.max_tokens) if args.reuse else None
+        answer = in_process(engine, docs=args.docs, gate=gate, reuse=reuse)
         config.update(engine=args.engine, call_gate=bool(gate),
                       sure_call=bool(gate) and not args.no_sure_call)  # fmt: skip
+        if args.reuse:
+            config["reuse"] = str(args.reuse)
     scores = run_suite(suite, answer, args.out, with_shard(config, shard), engine,
                        args.max_tokens)  # fmt: skip
     rows = [{"category": c, **s} for c, s in scores.items()]

@@ -71,18 +71,26 @@ class Worker:
         self.served = self.rejected = self.timed_out = self.gate_declined = self.gate_sure = 0
         self.cancelled = 0  # streams stopped because the client left or timed out
 
-    def gated(self, job: ChatJob) -> ChatJob:
-        """The job with only the no-call answer left when the call gate finds no request tool
-        close enough to the user's turn, or only call lists when it is sure one fits (tool_choice
-        auto; `ServerConfig.call_gate`, `sure_call_threshold`)."""
+    def decide(self, job: ChatJob) -> str | None:
+        """The call gate's decision for a job: "no call", "sure call", or None (the model
+        decides: no gate, not tool_choice auto, or the gate left the choice)."""
         from toollearn.agents.call_gate import gate_decision
 
         config = self.config
         if config.call_gate is None or not job.gate_query:
-            return job
+            return None
         sure = config.sure_call_threshold
         decision, _ = gate_decision(config.call_gate, config.call_threshold, sure,
                                     job.gate_query, job.tools)  # fmt: skip
+        return decision if decision in ("no call", "sure call") else None
+
+    def gated(self, job: ChatJob) -> ChatJob:
+        """The job with only the no-call answer left when the call gate finds no request tool
+        close enough to the user's turn, or only call lists when it is sure one fits (tool_choice
+        auto; `ServerConfig.call_gate`, `sure_call_threshold`)."""
+        decision = self.decide(job)
+        if decision is None:
+            return job
         with self.lock:
             self.gate_declined += decision == "no call"
             self.gate_sure += decision == "sure call"

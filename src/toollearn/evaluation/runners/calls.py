@@ -11,6 +11,8 @@ are the categories' (`calls_suite.by_category`).
 
 from __future__ import annotations
 
+import hashlib
+import json
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -28,9 +30,12 @@ def in_process(
     docs: str = "json",
     gate: dict[str, Any] | None = None,
     max_tokens_cap: int = 4096,
+    reuse: dict[str, dict[str, Any]] | None = None,
 ) -> Answerer:
     """An answerer running `engine` behind the server's request path; `gate`: the server's
-    call-gate settings (call_gate, call_threshold, sure_call_threshold)."""
+    call-gate settings (call_gate, call_threshold, sure_call_threshold). `reuse`: records of an
+    earlier greedy run of the same model without a gate, by `body_key`: an answer the gate
+    would not change is taken from there (see `gate_keeps`)."""
     from toollearn.serve.app import ServerConfig, Worker
     from toollearn.serve.chat import RequestError, chat_response, parse_request
 
@@ -42,6 +47,9 @@ def in_process(
     def answer(body: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
         try:
             job = parse_request({**body, "model": model_id}, model_id, max_tokens_cap, docs)
+            prev = (reuse or {}).get(body_key(body))
+            if prev is not None and gate_keeps(worker, job, prev.get("raw", {}).get("text")):
+                return prev["message"], {**prev["raw"], "reused": prev["id"]}
             worker.admit()
             completion = worker.generate(job)[0]
         except RequestError as exc:
@@ -62,6 +70,58 @@ def in_process(
 
     answer.worker = worker  # type: ignore[attr-defined]
     return answer
+
+
+def body_key(body: dict[str, Any]) -> str:
+    """A request body's identity (what reused answers are looked up by)."""
+    text = json.dumps({k: v for k, v in body.items() if k != "model"}, sort_keys=True,
+                      ensure_ascii=False)  # fmt: skip
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def gate_keeps(worker: Any, job: Any, text: str | None) -> bool:
+    """Whether the greedy answer `text`, made under the job's own grammar, is also the answer
+    under the grammar the call gate leaves: when the gate changes nothing, or the answer is
+    already what the gate allows (a reply where it declines, calls where it is sure). Greedy
+    constrained decoding picks the best token the grammar admits; the gate's grammar admits a
+    subset of the job's, so a path inside that subset is picked there too, token by token."""
+    from toollearn.core.errors import FormatError
+    from toollearn.formats.answers import tool_calls
+
+    if text is None:
+        return False
+    decision = worker.decide(job)
+    if decision is None:
+        return True
+    try:
+        answer = tool_calls.parse(text)
+    except FormatError:
+        return False  # a cut call list: generate it under the gate's grammar
+    return answer.declined if decision == "no call" else not answer.declined
+
+
+def reusable(suite: Suite, run: str | Path, engine: Any, max_tokens: int) -> dict[str, dict]:
+    """The records of an earlier run of `suite` to reuse (`in_process(reuse=...)`), by body
+    key; DataError unless it is an ungated greedy run of the same model, template and
+    settings."""
+    from toollearn.core.errors import DataError
+    from toollearn.engines.provenance import describe_engine
+    from toollearn.evaluation.runners.base import _identity, read_records
+
+    run = Path(run)
+    config = json.loads((run / "config.json").read_text(encoding="utf-8"))
+    sessions = [s["provenance"] for s in read_records(run / "sessions.jsonl") if "provenance" in s]
+    if config.get("call_gate") or config.get("max_tokens") != max_tokens or not sessions or any(
+            _identity(p) != _identity(describe_engine(engine)) for p in sessions):  # fmt: skip
+        raise DataError(f"{run} is not an ungated run of this model with max_tokens "
+                        f"{max_tokens}: its answers cannot be reused")  # fmt: skip
+    items = {it.id: it for it in suite.items}
+    out = {}
+    for rec in read_records(run / "predictions.jsonl"):
+        item = items.get(str(rec.get("id")))
+        if item is not None and not (rec.get("raw") or {}).get("error"):
+            out[body_key(suite.request(item, max_tokens=max_tokens))] = rec
+    return out
 
 
 def over_http(
