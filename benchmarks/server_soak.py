@@ -96,11 +96,11 @@ async def soak(url: str, pid: int, clients: int, seconds: float) -> dict:
     stop = t0 + seconds
 
     async def worker(w: int) -> None:
-        i = w
-        while time.perf_counter() < stop:
-            kind = KINDS[i % len(KINDS)]
-            counts[(kind, await request(client, kind, i))] += 1
-            i += clients
+        n = 0
+        while time.perf_counter() < stop:  # each client goes through every kind in turn
+            kind = KINDS[(w + n) % len(KINDS)]
+            counts[(kind, await request(client, kind, w + n * clients))] += 1
+            n += 1
 
     async def sample() -> None:
         while time.perf_counter() < stop:

@@ -305,3 +305,12 @@ def test_response_format_and_parallel_tool_calls_through_the_openai_client(serve
     one = ask(client, "What's the weather and the time in Tokyo?", tools=[WEATHER, TIME],
               tool_choice="required", parallel_tool_calls=False, user="u1")  # fmt: skip
     assert len(one.choices[0].message.tool_calls) == 1
+
+
+@pytest.mark.model
+def test_several_choices_from_the_batched_server(served):
+    _, client = served
+    out = ask(client, "Name a colour.", n=3, max_tokens=6, temperature=1.0, seed=5)
+    assert [c.index for c in out.choices] == [0, 1, 2]
+    assert all(c.message.content is not None for c in out.choices)
+    assert out.usage.completion_tokens >= 3

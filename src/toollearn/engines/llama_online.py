@@ -16,7 +16,7 @@ import queue
 import threading
 from collections import deque
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from toollearn.engines.base import Completion, Prompt, cut_at_stop
@@ -31,12 +31,15 @@ class Ticket:
     prompt: Prompt
     kw: dict[str, Any]
     sink: Sink
-    cancel: threading.Event
+    cancels: tuple[threading.Event, ...]  # any one set: the request is dropped
     tokens: tuple[int, ...] = ()
     seq: Any = None
     sent: int = 0  # characters of text already sent
     hold: int = 0  # characters held back (a stop string may begin there)
-    out: list[str] = field(default_factory=list)
+
+    @property
+    def cancelled(self) -> bool:
+        return any(e.is_set() for e in self.cancels)
 
 
 class OnlineBatcher:
@@ -50,17 +53,18 @@ class OnlineBatcher:
 
     # -- the request side ------------------------------------------------------------------
 
-    def submit(self, prompt: Prompt, sink: Sink, cancel: threading.Event, **kw: Any) -> None:
-        """Queue one generation (kw: max_tokens, stop, temperature, top_p, seed, constraint)."""
-        self.inbox.put(Ticket(prompt, kw, sink, cancel))
+    def submit(self, prompt: Prompt, sink: Sink, *cancels: threading.Event, **kw: Any) -> None:
+        """Queue one generation (kw: max_tokens, stop, temperature, top_p, seed, constraint);
+        it is dropped once any of `cancels` is set."""
+        self.inbox.put(Ticket(prompt, kw, sink, cancels))
 
     def stream(self, prompt: Prompt, cancel: threading.Event | None = None,
                **kw: Any) -> Iterator[str | Completion]:  # fmt: skip
-        """Text pieces as the request decodes in the batch, then its Completion; leaving
-        the iteration early cancels it."""
-        cancel = cancel or threading.Event()
+        """Text pieces as the request decodes in the batch, then its Completion; setting
+        `cancel` (shared by a request's choices) or leaving the iteration early cancels it."""
+        left = threading.Event()  # this iteration's own: the caller's may outlive it
         box: queue.SimpleQueue[Any] = queue.SimpleQueue()
-        self.submit(prompt, box.put, cancel, **kw)
+        self.submit(prompt, box.put, left, *([cancel] if cancel else []), **kw)
         try:
             while True:
                 item = box.get()
@@ -70,7 +74,7 @@ class OnlineBatcher:
                 if isinstance(item, Completion):
                     return
         finally:
-            cancel.set()  # no-op once finished; stops a request whose reader left
+            left.set()  # no-op once finished; stops a request whose reader left
 
     def complete(self, prompt: Prompt, cancel: threading.Event | None = None,
                  **kw: Any) -> Completion:  # fmt: skip
@@ -100,10 +104,13 @@ class OnlineBatcher:
             except queue.Empty:
                 pass
             decoder = self._decoder()
-            for t in [t for t in live if t.cancel.is_set()]:
+            for t in [t for t in live if t.cancelled]:
                 decoder.drop(t.seq)
                 live.remove(t)
-            waiting = deque(t for t in waiting if not t.cancel.is_set())
+                t.sink(Completion("", "cancelled"))
+            for t in [t for t in waiting if t.cancelled]:
+                waiting.remove(t)
+                t.sink(Completion("", "cancelled"))  # a reader still waiting is released
             while waiting and len(live) < decoder.n_seq:
                 self._admit(waiting.popleft(), decoder, live)
             if live:
