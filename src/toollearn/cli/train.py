@@ -92,6 +92,10 @@ def run_train(args: argparse.Namespace) -> int:
               f"with --engine llama --role-adapters {config.output_dir}")  # fmt: skip
         return 0
     run = train(config)
+    from toollearn.training.trainer import is_main_process
+
+    if not is_main_process():  # a distributed run: rank 0 exports and reports
+        return 0
     if config.method == "lora":
         from toollearn.training.export import export_lora_gguf
 

@@ -26,6 +26,8 @@ class ProgressLog(TrainerCallback):
         self.start_step = state.global_step
 
     def on_log(self, args: Any, state: Any, control: Any, logs: dict | None = None, **kw: Any):
+        if not state.is_world_process_zero:  # a distributed run logs once
+            return
         elapsed = time.time() - (self.t0 or time.time())
         tokens = int(state.num_input_tokens_seen)
         rate = (tokens - self.start_tokens) / elapsed if elapsed > 0 else 0.0
@@ -69,8 +71,22 @@ class TimeBudget(TrainerCallback):
         return self.spent + time.time() - self.t0
 
     def on_step_end(self, args: Any, state: Any, control: Any, **kw: Any) -> None:
-        self.ledger.write_text(f"{self.elapsed():.1f}")
-        if self.elapsed() >= self.limit:
+        if state.is_world_process_zero:
+            self.ledger.write_text(f"{self.elapsed():.1f}")
+        if _any_process(self.elapsed() >= self.limit):
             control.should_training_stop = True
             control.should_save = True
             self.stopped = True
+
+
+def _any_process(flag: bool) -> bool:
+    """Whether `flag` holds in any process of a distributed run (all stop at the same step)."""
+    import torch.distributed as dist
+
+    if not (dist.is_available() and dist.is_initialized()):
+        return flag
+    import torch
+
+    t = torch.tensor([int(flag)])
+    dist.all_reduce(t, op=dist.ReduceOp.MAX)
+    return bool(t.item())

@@ -63,9 +63,20 @@ def load_base(config: TrainConfig) -> tuple[Any, Any]:
     return model, tok
 
 
+def world_size() -> int:
+    """Training processes (`accelerate launch` / torchrun set WORLD_SIZE; 1 alone)."""
+    return max(1, int(os.environ.get("WORLD_SIZE", "1")))
+
+
+def is_main_process() -> bool:
+    """Whether this process writes the run's files (rank 0, or the only one)."""
+    return int(os.environ.get("RANK", "0")) == 0
+
+
 def planned_steps(n_rows: int, mean_tokens: float, config: TrainConfig) -> int:
-    """Optimizer steps for the epochs, capped by the token budget."""
-    per_step = config.batch_size * config.grad_accum
+    """Optimizer steps for the epochs, capped by the token budget; every process of a
+    distributed run takes batch_size x grad_accum samples a step."""
+    per_step = config.batch_size * config.grad_accum * world_size()
     steps = math.ceil(n_rows * config.epochs / per_step)
     if config.max_tokens_seen:
         steps = min(steps, math.ceil(config.max_tokens_seen / (mean_tokens * per_step)))
@@ -97,6 +108,7 @@ def sft_args(config: TrainConfig, run: Path, max_steps: int, evaluate: bool = Tr
         bf16=config.bf16 and (not on_cpu or cpu_has_bf16()),
         gradient_checkpointing=config.gradient_checkpointing,
         use_cpu=on_cpu,
+        ddp_backend="gloo" if on_cpu and world_size() > 1 else None,  # CPU processes: gloo
         report_to=[],
         max_length=None,  # over-long samples were dropped (and counted), never cut
         train_sampling_strategy="group_by_length",  # length-bucketed batches
@@ -146,6 +158,8 @@ def train(config: TrainConfig, callbacks: Sequence[Any] = ()) -> Path:
     trainer = build_trainer(config, model, tok, rows, eval_rows, run, steps, callbacks)
     with compact_cpu_scoring() as compact:  # the LM head only where there is a label
         trainer.train(resume_from_checkpoint=checkpoint)
+    if not is_main_process():  # rank 0 writes the run's files
+        return run
     final = run / ("adapter" if config.method == "lora" else "model")
     trainer.model.save_pretrained(final)
     tok.save_pretrained(final)
@@ -164,6 +178,7 @@ def train(config: TrainConfig, callbacks: Sequence[Any] = ()) -> Path:
         "planned_steps": steps,
         "stopped_by_time_budget": bool(budget and budget.stopped),
         "precision": "bf16 autocast" if trainer.args.bf16 else "fp32",
+        "processes": world_size(),  # a distributed run's (each took its share of every step)
         "lm_head_scored": ("labelled positions" if compact(trainer.args.device)
                            else "every position"),  # training.compact_head
         "final_loss": _last(history, "loss"),
