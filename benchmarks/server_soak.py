@@ -123,6 +123,9 @@ def main() -> None:
     ap.add_argument("--clients", type=int, default=8)
     ap.add_argument("--minutes", type=float, default=5)
     ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--max-queue", type=int, default=None,
+                    help="the server's admission bound (default 2 x clients: an abandoned "
+                    "stream holds its slot until the engine's next step)")  # fmt: skip
     ap.add_argument("--out", default=str(RESULTS))
     args = ap.parse_args()
     with socket.socket() as s:
@@ -131,7 +134,7 @@ def main() -> None:
     toollearn = Path(sys.executable).with_name("toollearn")
     proc = subprocess.Popen([str(toollearn), "serve", "--model-id", "m", "--threads",
                              str(args.threads), "--port", str(port),
-                             "--max-queue", str(args.clients + 1)],
+                             "--max-queue", str(args.max_queue or 2 * args.clients)],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                             env={**os.environ, "OMP_WAIT_POLICY": "PASSIVE"})  # fmt: skip
     url = f"http://127.0.0.1:{port}/v1"

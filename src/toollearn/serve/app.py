@@ -145,7 +145,7 @@ class Worker:
     def stream(self, job: ChatJob, put: Any, cancel: threading.Event) -> None:
         """Run in the worker thread: text pieces to `put`, then the Completion and DONE (or
         the exception). Setting `cancel` (the client left, or timed out) stops decoding."""
-        pieces = None
+        pieces, end = None, DONE
         try:
             job = self.gated(self.check_context(job))
             if self.batcher is not None:
@@ -158,13 +158,13 @@ class Worker:
                         self.cancelled += 1
                     break
                 put(item)
-            put(DONE)
         except Exception as exc:  # handed to the request's coroutine
-            put(exc)
+            end = exc
         finally:
             if pieces is not None:
                 pieces.close()
-            self.release()
+            self.release()  # before the client sees the end: its next request finds the slot
+            put(end)
 
 
 def _usage(completions: list[Any]) -> dict[str, int]:
