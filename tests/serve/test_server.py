@@ -314,3 +314,13 @@ def test_several_choices_from_the_batched_server(served):
     assert [c.index for c in out.choices] == [0, 1, 2]
     assert all(c.message.content is not None for c in out.choices)
     assert out.usage.completion_tokens >= 3
+
+
+@pytest.mark.model
+def test_logprobs_of_each_token_with_alternatives(served):
+    _, client = served
+    out = ask(client, "Name a colour.", max_tokens=6, logprobs=True, top_logprobs=2)
+    scored = out.choices[0].logprobs.content
+    assert "".join(t.token for t in scored).strip() == out.choices[0].message.content.strip()
+    assert all(t.logprob <= 0 and len(t.top_logprobs) == 2 for t in scored)
+    assert all(t.top_logprobs[0].logprob >= t.top_logprobs[1].logprob for t in scored)

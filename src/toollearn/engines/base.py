@@ -30,6 +30,9 @@ class Completion:
     completion_tokens: int = 0
     seconds: float = 0.0
     error: str | None = None
+    # per generated token, where asked for (the batched llama path): (token text, log-prob,
+    # ((alternative, log-prob), ...) most likely first)
+    logprobs: tuple[tuple[str, float, tuple[tuple[str, float], ...]], ...] | None = None
 
     @property
     def ok(self) -> bool:

@@ -88,6 +88,7 @@ class SeqRequest:
     temperature: float = 0.0
     seed: int = 0
     top_p: float = 1.0
+    logprobs: int | None = None  # record each token's log-prob and this many alternatives
 
 
 @dataclass
@@ -104,6 +105,7 @@ class _Live:
     pieces: bytearray = field(default_factory=bytearray)
     seconds: float = 0.0
     last: int = -1
+    scores: list[tuple[int, float, list[tuple[int, float]]]] = field(default_factory=list)
 
 
 class BatchDecoder:
@@ -239,7 +241,14 @@ class BatchDecoder:
     # -- sampling --------------------------------------------------------------------------
 
     def _pick(self, live: _Live, logits: Any) -> int:
-        """The next token of one sequence: greedy (argmax-first grammar check) or sampled."""
+        """The next token of one sequence: greedy (argmax-first grammar check) or sampled;
+        its log-prob under the model (and the top alternatives) recorded where asked for."""
+        tok = self._choose(live, logits)
+        if live.req.logprobs is not None:
+            live.scores.append(_scores(logits, tok, live.req.logprobs))
+        return tok
+
+    def _choose(self, live: _Live, logits: Any) -> int:
         import numpy as np
 
         m = live.matcher
@@ -277,12 +286,20 @@ class BatchDecoder:
             return "length"
         return None
 
+    def _piece(self, token: int) -> str:
+        return self.llm.detokenize([token]).decode("utf-8", errors="replace")
+
     def _finish(self, live: _Live, reason: str) -> Completion:
         if live.matcher is not None:
             live.matcher.close()
         text = self.llm.detokenize(live.out).decode("utf-8", errors="ignore")
         text, _ = cut_at_stop(text, live.req.stop)
-        return Completion(text, reason, len(live.req.tokens), len(live.out), live.seconds)
+        logprobs = None
+        if live.req.logprobs is not None:
+            logprobs = tuple((self._piece(t), lp, tuple((self._piece(a), p) for a, p in alts))
+                             for t, lp, alts in live.scores[: len(live.out)])  # fmt: skip
+        return Completion(text, reason, len(live.req.tokens), len(live.out), live.seconds,
+                          logprobs=logprobs)  # fmt: skip
 
     # -- scheduling ------------------------------------------------------------------------
 
@@ -390,3 +407,14 @@ def _group_by_prompt(requests: Sequence[SeqRequest]) -> list[list[int]]:
     for i, r in enumerate(requests):
         groups.setdefault(tuple(r.tokens), []).append(i)
     return list(groups.values())
+
+
+def _scores(logits: Any, tok: int, top: int) -> tuple[int, float, list[tuple[int, float]]]:
+    """(token, its log-prob, the `top` most likely tokens with theirs) under the model."""
+    import numpy as np
+
+    z = logits.astype(np.float64)
+    z = z - z.max()
+    logp = z - np.log(np.exp(z).sum())
+    best = np.argsort(-logp)[:top] if top > 0 else []
+    return tok, float(logp[tok]), [(int(i), float(logp[i])) for i in best]

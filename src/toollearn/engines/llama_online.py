@@ -139,14 +139,15 @@ class OnlineBatcher:
             tokens = tuple(engine.llm.tokenize(text.encode("utf-8"), special=True))
             max_tokens = kw.get("max_tokens", 256)
             if len(tokens) + max_tokens > decoder.n_ctx_seq:  # too long for a slot: alone
-                for item in engine.stream(t.prompt, **kw):
+                alone = {k: v for k, v in kw.items() if k != "logprobs"}  # (none recorded)
+                for item in engine.stream(t.prompt, **alone):
                     t.sink(item)
                 return
             constraint = kw.get("constraint")
             req = SeqRequest(tokens, max_tokens, tuple(kw.get("stop") or ()),
                              engine.gbnf(constraint) if constraint is not None else None,
                              kw.get("temperature", 0.0), kw.get("seed", 0),
-                             kw.get("top_p", 1.0))  # fmt: skip
+                             kw.get("top_p", 1.0), kw.get("logprobs"))  # fmt: skip
             slots = {x.seq.slot for x in live}
             slot = next(s for s in range(decoder.n_seq) if s not in slots)
             t.seq, logits = decoder.admit(0, req, slot)

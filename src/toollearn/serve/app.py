@@ -135,8 +135,13 @@ class Worker:
         try:
             job = self.gated(self.check_context(job))
             if self.batcher is not None:
-                return [self.batcher.complete(job.engine_prompt, cancel, **self._settings(job, i))
+                scored = {} if job.logprobs is None else {"logprobs": job.logprobs}
+                return [self.batcher.complete(job.engine_prompt, cancel,
+                                              **self._settings(job, i), **scored)
                         for i in range(job.n)]  # fmt: skip
+            if job.logprobs is not None:
+                raise RequestError("logprobs come from the batched llama engine; this server "
+                                   "runs another", "logprobs", "unsupported_parameter")  # fmt: skip
             return [self.engine.complete([job.engine_prompt], **self._settings(job, i))[0]
                     for i in range(job.n)]  # fmt: skip
         finally:
@@ -245,7 +250,7 @@ def create_app(engine: Any, config: ServerConfig | None = None) -> FastAPI:
         if failed:
             raise RequestError(f"the engine failed: {failed}", None, "engine_error", 500)
         texts = [(c.text, c.finish_reason) for c in completions]
-        return chat_response(job, texts, _usage(completions))
+        return chat_response(job, texts, _usage(completions), [c.logprobs for c in completions])
 
     return app
 

@@ -87,6 +87,7 @@ class ChatJob:
     n: int = 1
     max_calls: int = MAX_CALLS  # 1 with parallel_tool_calls false
     reply: dict[str, Any] | None = None  # the JSON Schema of response_format, None: free text
+    logprobs: int | None = None  # asked for: each token's log-prob and this many alternatives
     prompt: str | None = None  # the rendered text, in a model's own template (TemplatePrompt)
     dialect: str | None = None  # that template's call syntax
 
@@ -346,9 +347,7 @@ def parse_request(
         raise RequestError(f"n must be an integer from 1 to {MAX_CHOICES}", "n")
     if n > 1 and body.get("stream"):
         raise RequestError("n > 1 is not supported with stream", "n")
-    if body.get("logprobs") or body.get("top_logprobs"):
-        raise RequestError("logprobs are not available from this server", "logprobs",
-                           "unsupported_parameter")  # fmt: skip
+    logprobs = _logprobs(body)
     model = body.get("model") or model_id
     if model != model_id:
         raise RequestError(f"unknown model {model!r}; this server serves {model_id!r}",
@@ -400,7 +399,26 @@ def parse_request(
         reply=reply,
         prompt=prompt,
         dialect=dialect,
+        logprobs=logprobs,
     )
+
+
+def _logprobs(body: dict[str, Any]) -> int | None:
+    """logprobs / top_logprobs: None when not asked for, else the alternatives per token."""
+    asked, top = body.get("logprobs"), body.get("top_logprobs")
+    if asked is not None and not isinstance(asked, bool):
+        raise RequestError("logprobs must be true or false", "logprobs")
+    if top is not None and (isinstance(top, bool) or not isinstance(top, int)
+                            or not 0 <= top <= 20):  # fmt: skip
+        raise RequestError("top_logprobs must be an integer from 0 to 20", "top_logprobs")
+    if top is not None and not asked:
+        raise RequestError("top_logprobs needs logprobs: true", "top_logprobs")
+    if not asked:
+        return None
+    if body.get("stream"):
+        raise RequestError("logprobs come with non-streamed answers", "logprobs",
+                           "unsupported_parameter")  # fmt: skip
+    return top or 0
 
 
 def _tool_name(raw: Any) -> Any:
@@ -437,25 +455,39 @@ def read_answer(
     return None, calls, "tool_calls"
 
 
-def choice(job: ChatJob, index: int, text: str, finish: str) -> dict[str, Any]:
-    """One choice of a chat.completion."""
+def choice(job: ChatJob, index: int, text: str, finish: str,
+           logprobs: Any = None) -> dict[str, Any]:  # fmt: skip
+    """One choice of a chat.completion (`logprobs`: the Completion's, where asked for)."""
     content, calls, reason = read_answer(job, text, finish)
     message: dict[str, Any] = {"role": "assistant", "content": content}
     if calls:
         message["tool_calls"] = calls
-    return {"index": index, "message": message, "finish_reason": reason, "logprobs": None}
+    scored = None
+    if job.logprobs is not None and logprobs is not None:
+        scored = {"content": [{**_token(tok, lp), "top_logprobs": [_token(a, p) for a, p in alts]}
+                              for tok, lp, alts in logprobs]}  # fmt: skip
+    return {"index": index, "message": message, "finish_reason": reason, "logprobs": scored}
+
+
+def _token(text: str, logprob: float) -> dict[str, Any]:
+    return {"token": text, "logprob": logprob, "bytes": list(text.encode("utf-8"))}
 
 
 def chat_response(
-    job: ChatJob, texts: list[tuple[str, str]], usage: dict[str, int]
+    job: ChatJob, texts: list[tuple[str, str]], usage: dict[str, int], logprobs: Any = None
 ) -> dict[str, Any]:
-    """The chat.completion object for finished generations: (text, finish_reason) per choice."""
+    """The chat.completion object for finished generations: (text, finish_reason) per choice,
+    and, where asked for, each choice's token log-probs (the model's whole answer text)."""
+    scored = logprobs or [None] * len(texts)
     return {
         "id": f"chatcmpl-{uuid.uuid4().hex[:24]}",
         "object": "chat.completion",
         "created": int(time.time()),
         "model": job.model,
-        "choices": [choice(job, i, text, finish) for i, (text, finish) in enumerate(texts)],
+        "choices": [
+            choice(job, i, text, finish, lp)
+            for i, ((text, finish), lp) in enumerate(zip(texts, scored))
+        ],  # fmt: skip
         "usage": usage,
     }
 
