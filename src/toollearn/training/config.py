@@ -37,7 +37,9 @@ class TrainConfig:
     stages in this call, so separate processes can train a mode's stages side by side).
     `merge_turns` trains each multi-turn conversation (samples whose prompts continue each
     other) as one row with the loss on all its model turns (`training.data`); `samples` and
-    `eval_samples` then count conversations.
+    `eval_samples` then count conversations. `packing` puts several samples in each row (TRL's
+    best-fit-decreasing packing up to `max_length` tokens) and keeps attention within each
+    sample (position ids restart, no padding: `batch_size` then counts rows of packed samples).
     """
 
     output_dir: str = "runs/train"
@@ -75,6 +77,7 @@ class TrainConfig:
     resume: bool = False
     loss_on: str = "spans"  # spans (the model-written parts) | target (the whole turn)
     merge_turns: bool = False  # a conversation's turns as one row (`samples` counts them)
+    packing: bool = False  # several samples per row, up to max_length tokens (padding-free)
     glpft: str | None = None  # alpha-UMi mode, one of GLPFT_MODES; None: one adapter
     stage_samples: dict[str, int] = field(default_factory=dict)  # GLPFT: a stage's own `samples`
     stages: tuple[str, ...] = ()  # GLPFT: train only these stages in this call (() = all)

@@ -60,7 +60,21 @@ def load_base(config: TrainConfig) -> tuple[Any, Any]:
         model = PeftModel.from_pretrained(model, config.base_adapter).merge_and_unload()
     if tok.pad_token is None:
         tok.pad_token = tok.eos_token
+    # training reads no KV cache, and only without one does transformers see packed rows
+    # (position ids restarting) and keep their samples' attention apart
+    model.config.use_cache = False
     return model, tok
+
+
+def pack(rows: list[dict[str, list[int]]], length: int) -> list[dict[str, Any]]:
+    """Rows packed several to a row of at most `length` tokens (TRL's best-fit decreasing;
+    `seq_lengths` keeps each sample's length, so attention stays within it)."""
+    if not rows:
+        return rows
+    from datasets import Dataset
+    from trl import pack_dataset
+
+    return pack_dataset(Dataset.from_list(rows), length, strategy="bfd").to_list()
 
 
 def world_size() -> int:
@@ -112,6 +126,7 @@ def sft_args(config: TrainConfig, run: Path, max_steps: int, evaluate: bool = Tr
         report_to=[],
         max_length=None,  # over-long samples were dropped (and counted), never cut
         train_sampling_strategy="group_by_length",  # length-bucketed batches
+        padding_free=config.packing,  # packed rows: position ids restart at each sample
         dataloader_num_workers=0,
         include_num_input_tokens_seen="non_padding",  # real tokens, not padding
         disable_tqdm=True,
@@ -136,6 +151,9 @@ def train(config: TrainConfig, callbacks: Sequence[Any] = ()) -> Path:
     encoder = SampleEncoder(tok, ChatTemplate.from_tokenizer(tok), config.max_length,
                             config.loss_on)  # fmt: skip
     rows, eval_rows = encoder.encode_all(mix.train), encoder.encode_all(mix.eval)
+    samples, eval_samples = len(rows), len(eval_rows)
+    if config.packing:
+        rows, eval_rows = pack(rows, config.max_length), pack(eval_rows, config.max_length)
     mean_tokens = sum(len(r["input_ids"]) for r in rows) / max(1, len(rows))
     steps = planned_steps(len(rows), mean_tokens, config)
     resume = config.resume and any((run / "checkpoints").glob("checkpoint-*"))
@@ -167,7 +185,8 @@ def train(config: TrainConfig, callbacks: Sequence[Any] = ()) -> Path:
     info = {
         "config": config.to_dict(),
         "datasets": mix.sources,
-        "samples": {"train": len(rows), "eval": len(eval_rows), "dropped": dict(encoder.dropped),
+        "samples": {"train": samples, "eval": eval_samples, "dropped": dict(encoder.dropped),
+                    **({"packed_rows": len(rows)} if config.packing else {}),
                     "mean_tokens": round(mean_tokens, 1), **merged_record(encoder),
                     "end_of_turn": tok.convert_ids_to_tokens(encoder.end_id)},
         "steps": trainer.state.global_step,
