@@ -41,6 +41,8 @@ VARIANTS = {  # name: (TrainConfig overrides, force bf16 autocast)
     "LoRA, bf16 autocast": ({"bf16": True}, True),
     "full fine-tuning, fp32": ({"method": "full", "bf16": False}, False),
     "full fine-tuning, bf16 autocast": ({"method": "full", "bf16": True}, True),
+    "LoRA, bf16 autocast, packed rows (padding-free)": (
+        {"bf16": True, "packing": True, "max_length": 2048, "pack_rows": True}, True),
 }  # fmt: skip
 
 
@@ -51,8 +53,11 @@ def measure(name: str, data: str, steps: int, batch_size: int, threads: int) -> 
     overrides, force_bf16 = VARIANTS[name]
     if force_bf16:
         trainer_mod.cpu_has_bf16 = lambda: True  # measure autocast even where it is emulated
-    timed = timed_train(data, samples=(steps + 1) * batch_size, batch_size=batch_size,
-                        threads=threads, **overrides)  # fmt: skip
+    overrides = dict(overrides)
+    settings = {"samples": (steps + 1) * batch_size, "batch_size": batch_size}
+    if overrides.pop("pack_rows", False):  # a step takes one row of packed samples
+        settings = {"samples": (steps + 1) * batch_size * 2, "batch_size": 1}
+    timed = timed_train(data, threads=threads, **settings, **overrides)
     return {
         "variant": name,
         "precision": timed["info"]["precision"],
