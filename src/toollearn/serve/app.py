@@ -1,11 +1,13 @@
 """`toollearn serve`: an OpenAI-compatible HTTP server (FastAPI + uvicorn) over one engine.
 
 Endpoints: `GET /v1/models`, `POST /v1/chat/completions` (tools, tool_choice, tool results in
-the history, streaming as server-sent events), `GET /health`. One worker thread owns the
-engine, so requests are generated one at a time in arrival order; at most `max_queue` requests
-are admitted (running + waiting) and the rest get a 503 at once; a request not answered within
-`timeout` seconds gets a 504 (its generation still finishes in the worker and frees its slot,
-so the bound is real load). A streamed answer goes out as it decodes (`Engine.stream` where
+the history, streaming as server-sent events), `GET /health`. Requests share the engine's
+continuous batch where it has one (`engines.llama_online`: the llama engine decodes up to
+n_seq of them together, each joining as a slot frees), else one worker thread generates them
+one at a time in arrival order. At most `max_queue` requests are admitted (running + waiting)
+and the rest get a 503 at once; a request not answered within `timeout` seconds gets a 504
+(a batched generation then stops; a sequential one finishes and frees its slot, so the bound
+is real load). A streamed answer goes out as it decodes (`Engine.stream` where
 the engine has it: the llama engine): text as content deltas, a call list as OpenAI's
 `tool_calls` deltas (index, id and name, then argument fragments: `serve.stream`), the last
 chunk with its finish_reason (`length` when cut) and, asked for, the usage; a client that
