@@ -32,8 +32,7 @@ class Ticket:
     kw: dict[str, Any]
     sink: Sink
     cancels: tuple[threading.Event, ...]  # any one set: the request is dropped
-    tokens: tuple[int, ...] = ()
-    seq: Any = None
+    seq: Any = None  # its sequence in the batch (llama_batch._Live), once admitted
     sent: int = 0  # characters of text already sent
     hold: int = 0  # characters held back (a stop string may begin there)
 
@@ -140,7 +139,12 @@ class OnlineBatcher:
             max_tokens = kw.get("max_tokens", 256)
             if len(tokens) + max_tokens > decoder.n_ctx_seq:  # too long for a slot: alone
                 alone = {k: v for k, v in kw.items() if k != "logprobs"}  # (none recorded)
-                for item in engine.stream(t.prompt, **alone):
+                pieces = engine.stream(t.prompt, **alone)
+                for item in pieces:
+                    if t.cancelled:
+                        pieces.close()
+                        t.sink(Completion("", "cancelled"))
+                        return
                     t.sink(item)
                 return
             constraint = kw.get("constraint")
