@@ -22,13 +22,13 @@ import platform
 import socket
 import statistics
 import subprocess
-import sys
 import time
 
+from _procs import wait_until_up
 from _results import RESULTS, write_results
 
 from toollearn.engines import load_engine
-from toollearn.engines.llama import quiet_openmp
+from toollearn.engines.llama import llama_cpp_server_argv, quiet_openmp
 from toollearn.serve.app import BackgroundServer, ServerConfig
 
 TOOLS = [
@@ -96,29 +96,14 @@ def free_port() -> int:
 
 def llama_cpp_server(model_path: str, threads: int, levels: list[int], max_tokens: int) -> list:
     port = free_port()
-    launch = (  # the server's own model loading, with the weight buffers that suit this CPU
-        "import runpy, sys\n"
-        "from toollearn.engines.llama import cpu_weight_buffers, quiet_openmp\n"
-        "quiet_openmp()\n"
-        "sys.argv[0] = 'llama_cpp.server'\n"
-        "with cpu_weight_buffers():\n"
-        "    runpy.run_module('llama_cpp.server', run_name='__main__', alter_sys=True)\n"
-    )
-    proc = subprocess.Popen(
-        [sys.executable, "-c", launch, "--model", model_path, "--n_threads", str(threads),
-         "--n_threads_batch", str(threads), "--n_ctx", "4096", "--host", "127.0.0.1",
-         "--port", str(port), "--model_alias", "m", "--chat_format", "chatml-function-calling"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
+    argv = llama_cpp_server_argv(model_path, "--n_threads", str(threads), "--n_threads_batch",
+                                 str(threads), "--n_ctx", "4096", "--host", "127.0.0.1",
+                                 "--port", str(port), "--model_alias", "m",
+                                 "--chat_format", "chatml-function-calling")  # fmt: skip
+    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     url = f"http://127.0.0.1:{port}/v1"
     try:
-        import urllib.request
-
-        for _ in range(300):
-            try:
-                urllib.request.urlopen(f"{url}/models", timeout=2)
-                break
-            except OSError:
-                time.sleep(1)
+        wait_until_up(f"{url}/models", proc=proc)
         return [asyncio.run(clients(url, "m", c, 4 * c, max_tokens)) for c in levels]
     finally:
         proc.terminate()

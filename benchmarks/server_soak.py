@@ -24,6 +24,7 @@ import sys
 import time
 from pathlib import Path
 
+from _procs import wait_until_up
 from _results import RESULTS, write_results
 
 TOOLS = [{"type": "function", "function": {
@@ -139,14 +140,7 @@ def main() -> None:
                             env={**os.environ, "OMP_WAIT_POLICY": "PASSIVE"})  # fmt: skip
     url = f"http://127.0.0.1:{port}/v1"
     try:
-        import urllib.request
-
-        for _ in range(600):
-            try:
-                urllib.request.urlopen(f"{url}/models", timeout=2)
-                break
-            except OSError:
-                time.sleep(1)
+        wait_until_up(f"{url}/models", seconds=600, proc=proc)
         result = asyncio.run(soak(url, proc.pid, args.clients, args.minutes * 60))
         alive = proc.poll() is None
     finally:

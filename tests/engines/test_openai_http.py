@@ -8,7 +8,6 @@ import json
 import os
 import socket
 import subprocess
-import sys
 import threading
 import time
 import urllib.request
@@ -32,31 +31,11 @@ def server():
     """`python -m llama_cpp.server` with the embedded model on 127.0.0.1 (killed after), its
     models loaded as toollearn loads them (`cpu_weight_buffers`: no AMX buffers on AMX CPUs)."""
     pytest.importorskip("llama_cpp.server.app")
-    from toollearn.engines.llama import embedded_model_path
+    from toollearn.engines.llama import embedded_model_path, llama_cpp_server_argv
 
     port = _free_port()
-    launch = (  # the server's own model loading, with the weight buffers that suit this CPU
-        "import runpy, sys\n"
-        "from toollearn.engines.llama import cpu_weight_buffers\n"
-        "sys.argv[0] = 'llama_cpp.server'\n"
-        "with cpu_weight_buffers():\n"
-        "    runpy.run_module('llama_cpp.server', run_name='__main__', alter_sys=True)\n"
-    )
-    cmd = [
-        sys.executable,
-        "-c",
-        launch,
-        "--model",
-        str(embedded_model_path()),
-        "--host",
-        "127.0.0.1",
-        "--port",
-        str(port),
-        "--n_threads",
-        "1",
-        "--n_ctx",
-        "2048",
-    ]
+    cmd = llama_cpp_server_argv(embedded_model_path(), "--host", "127.0.0.1", "--port",
+                                str(port), "--n_threads", "1", "--n_ctx", "2048")  # fmt: skip
     env = {**os.environ, "OMP_WAIT_POLICY": os.environ.get("OMP_WAIT_POLICY", "PASSIVE")}
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
     url = f"http://127.0.0.1:{port}/v1"

@@ -119,6 +119,23 @@ def cpu_weight_buffers(llama_cpp: Any = None):
     return _weight_buffers(llama_cpp, extra_buffers(llama_cpp))
 
 
+def llama_cpp_server_argv(model: str | Path, *args: str) -> list[str]:
+    """The command running `python -m llama_cpp.server --model MODEL ARGS...` with its models
+    loaded as toollearn loads them (`cpu_weight_buffers`: no AMX buffers on AMX CPUs; OpenMP
+    threads waiting passively unless the environment says otherwise): to compare with it."""
+    import sys
+
+    launch = (
+        "import runpy, sys\n"
+        "from toollearn.engines.llama import cpu_weight_buffers, quiet_openmp\n"
+        "quiet_openmp()\n"
+        "sys.argv[0] = 'llama_cpp.server'\n"
+        "with cpu_weight_buffers():\n"
+        "    runpy.run_module('llama_cpp.server', run_name='__main__', alter_sys=True)\n"
+    )
+    return [sys.executable, "-c", launch, "--model", str(model), *args]
+
+
 @contextmanager
 def _weight_buffers(llama_cpp: Any, extra: bool) -> Iterator[None]:
     """Load models with llama.cpp's extra weight buffers on or off. `llama_cpp.Llama` takes no
