@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# The baselines' tables (rescored from the stored answers) into results/calls-suite/tables.md:
+# the finished in-process runs on the whole test split, then the served runs (quick subset)
+# with the item-by-item comparison against the in-process answers.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+TL=${TL:-.venv/bin/toollearn}
+PY=${PY:-.venv/bin/python}
+report() {  # NAME...: the finished ones
+  local runs=() labels=()
+  for name in "$@"; do
+    if [ -f "results/calls-suite/$name/scores.json" ]; then
+      runs+=("results/calls-suite/$name"); labels+=(--label "$name")
+    fi
+  done
+  [ ${#runs[@]} -eq 0 ] || "$TL" report calls "${runs[@]}" "${labels[@]}"
+}
+{
+  echo "## In process, the whole test split (1,423 items)"; echo
+  report base tuned tuned-gate tuned-agent; echo
+  echo "## Through toollearn serve and the openai client, the quick subset (200 items)"; echo
+  report served-base served-tuned; echo
+  for name in base tuned; do
+    if [ -f "results/calls-suite/served-$name/scores.json" ]; then
+      echo "served-$name against $name in process, item by item:"; echo; echo '```'
+      "$PY" results/calls-suite/same_answers.py "results/calls-suite/$name" \
+        "results/calls-suite/served-$name"
+      echo '```'; echo
+    fi
+  done
+} > results/calls-suite/tables.md
+cat results/calls-suite/tables.md
