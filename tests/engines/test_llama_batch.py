@@ -84,7 +84,7 @@ def test_nucleus_sampling_keeps_the_smallest_set_holding_top_p():
     def draws(top_p: float) -> set[int]:
         live = _Live(0, SeqRequest((1,), temperature=1.0, top_p=top_p), 0, 1,
                      rng=np.random.default_rng(0))  # fmt: skip
-        return {BatchDecoder._pick(None, live, logits) for _ in range(300)}
+        return {BatchDecoder._choose(None, live, logits) for _ in range(300)}
 
     assert draws(0.5) == {0}
     assert draws(0.85) == {0, 1}
