@@ -50,7 +50,8 @@ def test_the_multi_role_agent_switches_adapters_on_one_backbone(glpft_run):
     from toollearn.training.glpft import glpft_engine
 
     engine = glpft_engine(glpft_run, n_threads=2)
-    assert sorted(engine.adapters.loaded) == ["caller", "planner", "single", "summarizer"]
+    # the model's adapter set is shared by every engine on it (other tests may add theirs)
+    assert {"caller", "planner", "single", "summarizer"} <= set(engine.adapters.loaded)
     agent = MultiRoleAgent.on_adapters(engine, demo_env(), max_steps=3, constrained_caller=True)
     assert agent.planner.llm is agent.caller.llm is agent.summarizer.llm  # one backbone
     trace = agent.run("What is 17 times 23?")
