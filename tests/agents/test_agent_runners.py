@@ -157,7 +157,7 @@ def test_run_defaults_to_the_agent_adapter_for_the_general_agent_only():
 
     assert default_engine("tool-calls") == "tuned-agent"  # results fed back: the agent adapter
     for agent in ("multi-role", "react", "deer", "multi-call"):
-        assert default_engine(agent) == "tuned"
+        assert default_engine(agent) == "tuned-papers"  # the papers' formats
 
 
 def test_run_cli_deer_with_the_shipped_search_classifier(capsys):

@@ -3,6 +3,7 @@ resolved without a model."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -70,3 +71,31 @@ def test_a_missing_adapter_is_a_clear_error(monkeypatch, tmp_path):
     with pytest.raises(EngineError, match="gone-three.gguf"):
         resolve_alias("tuned-agent")
     assert resolve_alias("base") == "llama"
+
+
+def test_an_adapter_is_prompted_as_its_training_data_listed_tools(tmp_path):
+    from toollearn.models import adapter_docs, spec_docs
+
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "adapter.gguf").write_bytes(b"")
+    assert adapter_docs(run / "adapter.gguf") == "json"  # no record: json
+    record = {"datasets": {"a": {"docs": "json"}, "b": {"docs": "compact"}}}
+    (run / "train.json").write_text(json.dumps(record))
+    assert adapter_docs(run / "adapter.gguf") == "compact"
+    assert spec_docs(f"llama@{run / 'adapter.gguf'}") == "compact"
+    assert spec_docs(f"tuned:{run / 'adapter.gguf'}") == "compact"
+    assert spec_docs("llama") == spec_docs("openai:http://x/v1") == "json"
+    (run / "adapter.train.json").write_text(json.dumps({"datasets": {"a": {}}}))
+    assert adapter_docs(run / "adapter.gguf") == "json"  # NAME.train.json comes first
+
+
+def test_a_training_record_names_its_datasets_listing_style(tmp_path):
+    from toollearn.training.data import dataset_docs
+
+    (tmp_path / "data.jsonl").write_text("")
+    assert dataset_docs(tmp_path / "data.jsonl") is None
+    (tmp_path / "stats.json").write_text(json.dumps({"config": {"docs": "compact"}}))
+    assert dataset_docs(tmp_path / "data.jsonl") == "compact"
+    (tmp_path / "stats.json").write_text("not json")
+    assert dataset_docs(tmp_path / "data.jsonl") is None

@@ -74,7 +74,14 @@ def test_tune_generates_trains_within_budget_exports_and_evaluates(tmp_path, cap
     assert test_queries and not test_queries & train_queries  # held out
     assert (out / "adapter.gguf").stat().st_size > 1000
     printed = capsys.readouterr().out
-    assert "toollearn serve --adapter" in printed and "--docs compact" in printed
+    assert "toollearn serve --adapter" in printed
+    # the adapter's record says how to prompt it: served and called with compact listings
+    from toollearn.engines import load_engine
+    from toollearn.models import spec_docs
+
+    assert spec_docs(f"llama@{out / 'adapter.gguf'}") == "compact"
+    assert load_engine(f"llama@{out / 'adapter.gguf'}", n_threads=2).prompt_docs == "compact"
+    assert spec_docs("base") == spec_docs("tuned") == "json"  # the shipped tools-135m: json
 
 
 def test_the_committed_tune_run_rescores_to_its_eval_json():

@@ -40,7 +40,7 @@ from toollearn.agents.clause_plan import MODES, ClausePlanner, Plan
 from toollearn.core.errors import FormatError
 from toollearn.core.types import ErrorKind, Message, Step, Tool, Trace
 from toollearn.decoding.tool_calls import no_call_constraint, tool_calls_constraint
-from toollearn.engines.base import Sampling
+from toollearn.engines.base import Sampling, prompt_docs
 from toollearn.envs.environment import Environment
 from toollearn.formats.answers import tool_calls
 
@@ -64,7 +64,7 @@ class ToolCallsAgent:
         chat: bool = True,
         seed: int = 0,
         sampling: Sampling | None = None,
-        docs: str = "json",
+        docs: str | None = None,
         call_gate: Any = None,
         call_threshold: float | None = None,
         sure_call_threshold: float | None = None,
@@ -80,7 +80,8 @@ class ToolCallsAgent:
             raise ValueError("a sure-call threshold needs a call gate, at or below its threshold")
         self.call_gate, self.call_threshold = call_gate, call_threshold
         self.sure_call_threshold = sure_call_threshold
-        self.engine, self.env, self.constrained, self.docs = engine, env, constrained, docs
+        self.engine, self.env, self.constrained = engine, env, constrained
+        self.docs = docs or prompt_docs(engine)  # as the model was trained to see tools
         self.max_steps, self.max_repeats, self.max_tokens = max_steps, max_repeats, max_tokens
         self.chat, self.seed, self.execute = chat, seed, execute
         self.sampling = sampling or Sampling(seed=seed)

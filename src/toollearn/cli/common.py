@@ -6,10 +6,11 @@ import argparse
 from typing import Any
 
 ENGINE_HELP = (
-    "engine spec (default: %(default)s; tuned: the embedded model with the shipped tools-135m "
-    "adapter, tuned-apps: with the shipped apps-135m adapter, tuned-agent: with tools-135m and "
-    "the agent-135m adapter for multi-turn calls, base, llama@ADAPTER.gguf, hf:DIR, "
-    "openai:URL#model, ...: see toollearn.engines)"
+    "engine spec (default: %(default)s; tuned: the embedded model with the shipped general "
+    "adapter, tuned-papers: with the papers' formats' adapter (tools-135m), tuned-apps: with "
+    "the apps-135m adapter, tuned-agent: with tools-135m and the agent-135m adapter for "
+    "multi-turn calls, base, llama@ADAPTER.gguf, hf:DIR, openai:URL#model, ...: see "
+    "toollearn.engines)"
 )
 
 
@@ -19,16 +20,17 @@ def add_engine_args(
     """--engine (and its shorthand --model base|tuned|tuned-apps|tuned-agent), --threads, and
     llama.cpp's --weights, --prefill-weights and --flash-attn. `default`: the engine when none
     is named (the shipped tools adapter unless a command says otherwise)."""
-    from toollearn.models import AGENT_ENGINE, APPS_ENGINE, DEFAULT_ENGINE
+    from toollearn.models import AGENT_ENGINE, APPS_ENGINE, DEFAULT_ENGINE, PAPERS_ENGINE
 
     default = default or DEFAULT_ENGINE
     p.add_argument("--engine", default=default, help=ENGINE_HELP)
     if model_flag:
-        choices = ("base", "tuned", APPS_ENGINE, AGENT_ENGINE)
+        choices = ("base", "tuned", PAPERS_ENGINE, APPS_ENGINE, AGENT_ENGINE)
         p.add_argument("--model", dest="engine", choices=choices,
-                       help=f"the embedded model plain (base), with the shipped tools adapter "
-                       f"(tuned), the apps adapter ({APPS_ENGINE}) or the tools and agent "
-                       f"adapters ({AGENT_ENGINE}); default {default}; the same as --engine "
+                       help=f"the embedded model plain (base), with the shipped general "
+                       f"adapter (tuned), the papers' adapter ({PAPERS_ENGINE}), the apps "
+                       f"adapter ({APPS_ENGINE}) or the papers' and agent adapters "
+                       f"({AGENT_ENGINE}); default {default}; the same as --engine "
                        "NAME")  # fmt: skip
     p.add_argument(
         "--threads",

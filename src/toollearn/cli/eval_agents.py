@@ -21,6 +21,7 @@ from toollearn.cli.common import (
     load_engines,
     role_specs,
 )
+from toollearn.models import PAPERS_ENGINE
 
 
 def register_eval(eval_sub: Any) -> None:
@@ -84,7 +85,7 @@ def register_eval(eval_sub: Any) -> None:
                    "shipped+search: the same with the shipped optional search classifier "
                    "(query embedding + length) and its threshold")  # fmt: skip
     add_data_args(p, "tooldeer/")
-    add_engine_args(p)
+    add_engine_args(p, default=PAPERS_ENGINE)  # the papers' formats' adapter
     add_run_args(p)
     p.set_defaults(func=run_deer_cli)
 
@@ -127,7 +128,7 @@ def register_eval(eval_sub: Any) -> None:
                    "feature beside its MiniLM embedding")  # fmt: skip
     c.add_argument("--seed", type=int, default=0)
     c.add_argument("--out", required=True, help="folder for margins.jsonl and calibration.json")
-    add_engine_args(c)
+    add_engine_args(c, default=PAPERS_ENGINE)  # the papers' formats' adapter
     c.set_defaults(func=run_deer_calibrate_cli)
 
     g = eval_sub.add_parser(
@@ -191,7 +192,7 @@ def register_eval(eval_sub: Any) -> None:
                    "(a call exactly while one is due), plan (the plan alone); scored beside "
                    "greedy. Steps already recorded are rescored without a model")  # fmt: skip
     add_plan_tuning_args(s)
-    add_engine_args(s)
+    add_engine_args(s, default=PAPERS_ENGINE)  # the papers' formats' adapter
     add_run_args(s)
     s.set_defaults(func=run_stepwise_cli)
 
@@ -237,7 +238,7 @@ def register_eval(eval_sub: Any) -> None:
                    "8)")  # fmt: skip
     e.add_argument("--stop-threshold", type=float, default=None, metavar="LOGPROB",
                    help="the planner's stop gate, as in `eval stepwise`")  # fmt: skip
-    add_engine_args(e)
+    add_engine_args(e, default=PAPERS_ENGINE)  # the papers' formats' adapter
     add_run_args(e)
     e.set_defaults(func=run_episodes_cli)
 

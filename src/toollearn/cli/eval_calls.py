@@ -42,8 +42,9 @@ def register_eval(eval_sub: Any) -> None:
                    help="as `toollearn serve --call-gate`: the shipped DEER call gate decides "
                    "first where tool_choice is auto and the user spoke last")  # fmt: skip
     p.add_argument("--no-sure-call", action="store_true", help="with --call-gate: only decline")
-    p.add_argument("--docs", choices=("json", "compact"), default="json",
-                   help="how prompts list the tools (as the model was trained)")  # fmt: skip
+    p.add_argument("--docs", choices=("json", "compact"), default=None,
+                   help="how prompts list the tools (default: as the model was "
+                   "trained)")  # fmt: skip
     p.add_argument("--url", default=None,
                    help="score a running OpenAI-compatible server at this base URL (…/v1) "
                    "through the openai client instead of a model in process")  # fmt: skip
@@ -62,6 +63,7 @@ def register_eval(eval_sub: Any) -> None:
 
 
 def run_calls(args: argparse.Namespace) -> int:
+    from toollearn.engines.base import prompt_docs
     from toollearn.evaluation.calls_suite import load_suite
     from toollearn.evaluation.report import format_table
     from toollearn.evaluation.runners.base import parse_shard, take_shard, with_shard
@@ -77,7 +79,7 @@ def run_calls(args: argparse.Namespace) -> int:
     engine = None
     if args.url:
         answer, model = over_http(args.url, args.served_model, args.api_key)
-        config.update(url=args.url, served_model=model)
+        config.update(url=args.url, served_model=model, docs=args.docs or "the server's")
     else:
         engine = load_engine_spec(args.engine, args.threads, **llama_flags(args))
         gate: dict[str, Any] = {}
@@ -88,8 +90,9 @@ def run_calls(args: argparse.Namespace) -> int:
             if not args.no_sure_call:
                 gate["sure_call_threshold"] = shipped_sure_call_threshold()
         reuse = reusable(suite, args.reuse, engine, args.max_tokens) if args.reuse else None
-        answer = in_process(engine, docs=args.docs, gate=gate, reuse=reuse)
-        config.update(engine=args.engine, call_gate=bool(gate),
+        docs = args.docs or prompt_docs(engine)  # as the model was trained
+        answer = in_process(engine, docs=docs, gate=gate, reuse=reuse)
+        config.update(engine=args.engine, docs=docs, call_gate=bool(gate),
                       sure_call=bool(gate) and not args.no_sure_call)  # fmt: skip
         if args.reuse:
             config["reuse"] = str(args.reuse)

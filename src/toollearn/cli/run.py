@@ -123,11 +123,11 @@ def build_env(args: argparse.Namespace) -> Any:
 
 def default_engine(agent: str) -> str:
     """The engine of `--engine auto` (the default): the tools and agent adapters for the
-    tool-calls agent, which feeds results back turn after turn; the tools adapter for the
-    others, which were measured with it."""
-    from toollearn.models import AGENT_ENGINE, DEFAULT_ENGINE
+    tool-calls agent, which feeds results back turn after turn; the papers' adapter for the
+    others (the papers' agents, in their formats)."""
+    from toollearn.models import AGENT_ENGINE, PAPERS_ENGINE
 
-    return AGENT_ENGINE if agent == "tool-calls" else DEFAULT_ENGINE
+    return AGENT_ENGINE if agent == "tool-calls" else PAPERS_ENGINE
 
 
 def build_agent(args: argparse.Namespace, env: Any) -> Any:

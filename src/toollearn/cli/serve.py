@@ -50,9 +50,9 @@ def register(subparsers: Any) -> None:
                    "trains); template: the model's own chat template and its call syntax "
                    "(Hermes <tool_call> or Llama 3 JSON); auto: template for a GGUF file "
                    "whose template defines one, else toollearn")  # fmt: skip
-    p.add_argument("--docs", choices=("json", "compact"), default="json",
-                   help="how prompts list the tools: as the model was trained (an adapter from "
-                   "`toollearn tune --docs compact` needs compact)")  # fmt: skip
+    p.add_argument("--docs", choices=("json", "compact"), default=None,
+                   help="how prompts list the tools (default: as the model and adapter were "
+                   "trained, from their training records)")  # fmt: skip
     p.add_argument("--call-gate", action="store_true",
                    help="tool_choice auto: the shipped DEER call gate first; where no request "
                    "tool is close enough to the user's turn, the model may only answer "

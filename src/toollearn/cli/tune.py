@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shutil
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -41,7 +42,7 @@ def register(subparsers: Any) -> None:
         choices=("json", "compact"),
         default="json",
         help="how prompts list the tools (compact: about 0.6x the tokens, so faster "
-        "training; serve it with `toollearn serve --docs compact`)",
+        "training; serving follows the adapter's training record)",
     )
     p.add_argument("--learning-rate", type=float, default=4e-4)
     p.add_argument("--threads", type=int, default=None)
@@ -100,6 +101,8 @@ def run_tune(args: argparse.Namespace) -> int:
     else:
         run = train(config)
         adapter = export_lora_gguf(run / "adapter", out / "adapter.gguf")
+        # its training record beside it: how it is prompted (models.adapter_docs)
+        shutil.copyfile(run / "train.json", out / "adapter.train.json")
     # the trainer's own clock (model loading included; the last attempt's if resumed)
     timings.set("training", json.loads((run / "train.json").read_text())["wall_seconds"])
     options = {"n_threads": args.threads} if args.threads else {}
@@ -121,10 +124,8 @@ def run_tune(args: argparse.Namespace) -> int:
               "docs": args.docs}  # fmt: skip
     (out / "eval.json").write_text(json.dumps(report, indent=2) + "\n")
     print(table(report))
-    docs = " --docs compact" if args.docs == "compact" else ""
-    print(f"\nserve it: toollearn serve --adapter {adapter}{docs}")
-    if not docs:
-        print(f'call it: toollearn call "..." --tools {args.tools} --engine llama@{adapter}')
+    print(f"\nserve it: toollearn serve --adapter {adapter}")
+    print(f'call it: toollearn call "..." --tools {args.tools} --engine llama@{adapter}')
     return 0
 
 

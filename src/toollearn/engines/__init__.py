@@ -25,6 +25,7 @@ adapter become views of one engine, switching adapters per call (one backbone, m
 
 from __future__ import annotations
 
+import contextlib
 import json
 from pathlib import Path
 from typing import Any
@@ -48,7 +49,21 @@ __all__ = [
 
 
 def load_engine(spec: str = "llama", **options: Any) -> Engine:
-    """Build an engine from a spec string; heavy libraries load only here."""
+    """Build an engine from a spec string; heavy libraries load only here. The engine's
+    `prompt_docs` is how its model was trained to see tools listed (`models.spec_docs`)."""
+    return with_docs(_load_engine(spec, **options), spec)
+
+
+def with_docs(engine: Engine, spec: str) -> Engine:
+    """`engine` with `prompt_docs` set from its spec (where the engine takes attributes)."""
+    from toollearn.models import spec_docs
+
+    with contextlib.suppress(AttributeError):
+        engine.prompt_docs = spec_docs(spec)  # type: ignore[attr-defined]
+    return engine
+
+
+def _load_engine(spec: str, **options: Any) -> Engine:
     spec = resolve_alias(spec)
     base, adapter = split_adapter(spec)
     if adapter:
@@ -145,5 +160,5 @@ def load_engines(specs: dict[str, str], **options: Any) -> dict[str, Engine]:
     for key, spec in specs.items():
         base, adapter = split_adapter(spec)
         engine = engines[base]
-        out[key] = engine.with_adapter(adapter) if adapter else engine
+        out[key] = with_docs(engine.with_adapter(adapter) if adapter else engine, spec)
     return out

@@ -59,6 +59,12 @@ class Engine(Protocol):
     ) -> list[Completion]: ...
 
 
+def prompt_docs(engine: Any) -> str:
+    """How `engine`'s model expects tools listed in its prompts (json or compact): what its
+    adapters were trained on (`load_engine` sets it; json for any other engine)."""
+    return getattr(engine, "prompt_docs", None) or "json"
+
+
 @dataclass(frozen=True)
 class Sampling:
     """Decoding settings an agent passes to every engine call (and records in its Trace):

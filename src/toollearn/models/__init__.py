@@ -40,6 +40,9 @@ HERE = Path(__file__).resolve().parent
 TUNED_ADAPTER = HERE / "tools-135m.gguf"
 TUNED_INFO = HERE / "tools-135m.train.json"
 DEFAULT_ENGINE = "tuned"
+PAPERS_ADAPTER = HERE / "tools-135m.gguf"  # the papers' formats (DEER, Seal-Tools, alpha-UMi)
+PAPERS_INFO = HERE / "tools-135m.train.json"
+PAPERS_ENGINE = "tuned-papers"
 APPS_ADAPTER = HERE / "apps-135m.gguf"
 APPS_INFO = HERE / "apps-135m.train.json"
 APPS_ENGINE = "tuned-apps"
@@ -49,10 +52,18 @@ AGENT_ENGINE = "tuned-agent"
 DEER_GATES = HERE / "deer-gates.json"
 
 
+_ADAPTERS = {  # kind: (adapter, training record), read when asked (tests swap them)
+    "tools": lambda: (TUNED_ADAPTER, TUNED_INFO),
+    "papers": lambda: (PAPERS_ADAPTER, PAPERS_INFO),
+    "apps": lambda: (APPS_ADAPTER, APPS_INFO),
+    "agent": lambda: (AGENT_ADAPTER, AGENT_INFO),
+}
+
+
 def tuned_adapter(kind: str = "tools") -> Path:
-    """A shipped adapter's path (kind: tools, apps or agent), or a clear error when this copy
-    of toollearn lacks it."""
-    path = {"tools": TUNED_ADAPTER, "apps": APPS_ADAPTER, "agent": AGENT_ADAPTER}[kind]
+    """A shipped adapter's path (kind: tools, papers, apps or agent), or a clear error when
+    this copy of toollearn lacks it."""
+    path = _ADAPTERS[kind]()[0]
     if not path.is_file():
         raise EngineError(
             f"the tuned adapter {path} is missing from this installation; use the "
@@ -68,9 +79,9 @@ def tuned_stack(adapters: str = "") -> list[Path]:
 
 
 def tuned_info(kind: str = "tools") -> dict[str, Any]:
-    """A shipped adapter's training record (`train.json` of its run; kind: tools, apps or
-    agent)."""
-    path = {"tools": TUNED_INFO, "apps": APPS_INFO, "agent": AGENT_INFO}[kind]
+    """A shipped adapter's training record (`train.json` of its run; kind: tools, papers, apps
+    or agent)."""
+    path = _ADAPTERS[kind]()[1]
     return json.loads(path.read_text()) if path.is_file() else {}
 
 
@@ -85,11 +96,41 @@ def resolve_alias(spec: str) -> str:
         return "llama" + sep + extra
     if name == APPS_ENGINE:
         return f"tuned:{tuned_adapter('apps')}" + sep + extra
+    if name == PAPERS_ENGINE:
+        return f"tuned:{tuned_adapter('papers')}" + sep + extra
     if name == AGENT_ENGINE:
-        return f"tuned:{tuned_adapter()}+{tuned_adapter('agent')}" + sep + extra
+        return f"tuned:{tuned_adapter('papers')}+{tuned_adapter('agent')}" + sep + extra
     if name == "tuned":
         tuned_adapter()
     return spec
+
+
+def adapter_docs(adapter: str | Path) -> str:
+    """How prompts list tools (`docs`: json or compact) for a model with this GGUF adapter: the
+    style of the data it was trained on, from its training record (`NAME.train.json` beside a
+    shipped adapter, `train.json` in a run folder); json when the record does not say."""
+    path = Path(adapter)
+    for info in (path.with_name(f"{path.stem}.train.json"), path.with_name("train.json")):
+        if info.is_file():
+            try:
+                sources = json.loads(info.read_text(encoding="utf-8")).get("datasets", {})
+            except ValueError:
+                return "json"
+            styles = {s.get("docs") for s in sources.values() if isinstance(s, dict)}
+            return "compact" if "compact" in styles else "json"
+    return "json"
+
+
+def spec_docs(spec: str) -> str:
+    """The tool listing style an engine spec's model was trained on: compact when any adapter
+    it merges or applies was trained on compact prompts, else json (`adapter_docs`)."""
+    spec = resolve_alias(spec)
+    name, _, runtime = spec.partition("@")
+    kind, _, merged = name.partition(":")
+    adapters = [p for p in runtime.split("+") if p and "#" not in p]
+    if kind == "tuned":
+        adapters += [str(p) for p in tuned_stack(merged)]
+    return "compact" if any(adapter_docs(a) == "compact" for a in adapters) else "json"
 
 
 def deer_gates(search_classifier: bool = False) -> dict[str, Any]:

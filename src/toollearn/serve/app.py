@@ -35,7 +35,7 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, StreamingResponse
 
-from toollearn.engines.base import Completion, stream_completion
+from toollearn.engines.base import Completion, prompt_docs, stream_completion
 from toollearn.serve.chat import ChatJob, RequestError, chat_response, chunk, parse_request
 from toollearn.serve.stream import answer_stream
 
@@ -50,7 +50,7 @@ class ServerConfig:
     max_queue: int = 8
     timeout: float = 120.0
     max_tokens: int = 1024
-    docs: str = "json"  # tool listing style of the prompts: json | compact
+    docs: str | None = None  # tool listing style: json | compact (None: the model's own)
     call_gate: Any = None  # with call_threshold: tool_choice auto asks the gate first
     call_threshold: float | None = None
     sure_call_threshold: float | None = None  # with a gate: at or below it the answer calls
@@ -189,6 +189,8 @@ def _sse(obj: Any) -> str:
 def create_app(engine: Any, config: ServerConfig | None = None) -> FastAPI:
     """The FastAPI app serving `engine`."""
     config = config or ServerConfig()
+    if config.docs is None:  # list tools as the model was trained to see them
+        config = replace(config, docs=prompt_docs(engine))
     worker = Worker(engine, config)
     app = FastAPI(title="toollearn", version="1")
     app.state.worker = worker

@@ -15,6 +15,7 @@ agent's trajectory then costs its length once instead of once per turn.
 from __future__ import annotations
 
 import hashlib
+import json
 import random
 from collections import Counter
 from collections.abc import Sequence
@@ -132,10 +133,24 @@ def draw_dataset(
         picked += rng.sample(pool, min(want - len(picked), len(pool)))
     record = {"path": str(path), "sha256": file_sha256(path), "weight": weight,
               "kinds": list(wanted), "available": len(pool), "drawn": len(picked)}  # fmt: skip
+    docs = dataset_docs(path)
+    if docs:  # how its prompts list tools: how the trained model must be prompted
+        record["docs"] = docs
     if merge_turns:
         record.update(unit="conversation", available_turns=turns,
                       drawn_turns=sum(len(c) for c in picked))  # fmt: skip
     return picked, record
+
+
+def dataset_docs(path: Path) -> str | None:
+    """The tool listing style (`docs`: json or compact) a datagen dataset's prompts use, from
+    its stats.json; None when it does not say."""
+    stats = path.parent / "stats.json"
+    try:
+        docs = json.loads(stats.read_text(encoding="utf-8")).get("config", {}).get("docs")
+    except (OSError, ValueError, AttributeError):
+        return None
+    return docs if isinstance(docs, str) else None
 
 
 def dataset_share(datasets: dict[str, Any], name: str, samples: int | None) -> float | None:

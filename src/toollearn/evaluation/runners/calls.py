@@ -18,6 +18,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from toollearn.engines.base import prompt_docs
 from toollearn.evaluation.calls_suite import Answer, Suite, SuiteItem, by_category, score_item
 from toollearn.evaluation.runners.base import RunWriter, progress
 
@@ -27,7 +28,7 @@ Answerer = Callable[[dict[str, Any]], tuple[dict[str, Any], dict[str, Any]]]
 def in_process(
     engine: Any,
     model_id: str = "toollearn",
-    docs: str = "json",
+    docs: str | None = None,
     gate: dict[str, Any] | None = None,
     max_tokens_cap: int = 4096,
     reuse: dict[str, dict[str, Any]] | None = None,
@@ -39,6 +40,7 @@ def in_process(
     from toollearn.serve.app import ServerConfig, Worker
     from toollearn.serve.chat import RequestError, chat_response, parse_request
 
+    docs = docs or prompt_docs(engine)  # as the model was trained to see tools
     # one item at a time through the engine's own path (exact cells, no prefix cache)
     config = ServerConfig(model_id=model_id, docs=docs, max_tokens=max_tokens_cap, batch=False,
                           **(gate or {}))  # fmt: skip
