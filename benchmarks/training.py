@@ -1,5 +1,6 @@
 """Training benchmark: tokens/s and peak memory of LoRA vs full fine-tuning, fp32 vs bf16
-autocast, against TRL's defaults (gradient checkpointing on, fp32) as the baseline.
+autocast (with the frozen weights in fp32 or bf16), packed rows, against TRL's defaults
+(gradient checkpointing on, fp32) as the baseline.
 
 Every variant trains the embedded SmolLM2-135M through `toollearn.training` (TRL SFTTrainer +
 PEFT) on the same samples, in its own subprocess (so each peak RSS is its own), one after the
@@ -12,7 +13,9 @@ bf16 autocast on a processor without bf16 instructions is emulated (and `toollea
 then uses fp32); the benchmark forces it anyway so the table says what it would cost.
 
     python benchmarks/training.py --steps 6 --batch-size 4
-Writes benchmarks/results/training.json and training.md. `training-1-thread.md` is
+Writes benchmarks/results/training.json and training.md. `training-general.md` is
+`--data runs/data/general-v1-compact --only 1,3,7,8 --out DIR` (renamed): the general recipe's
+data (recipes/general-135m.yaml) and settings (variant 7) against TRL's defaults. `training-1-thread.md` is
 `--only 2,3 --threads 1 --out DIR` on the same machine (renamed): one thread gives 0.6-0.65x
 of two for one job. `training-side-by-side.md`: two such 1-thread runs of variant 3 started
 together made 172 tokens/s each, 344 together, against 326-353 for one 2-thread run: no gain
@@ -43,6 +46,10 @@ VARIANTS = {  # name: (TrainConfig overrides, force bf16 autocast)
     "full fine-tuning, bf16 autocast": ({"method": "full", "bf16": True}, True),
     "LoRA, bf16 autocast, packed rows (padding-free)": (
         {"bf16": True, "packing": True, "max_length": 2048, "pack_rows": True}, True),
+    "LoRA, bf16 autocast, bf16 frozen weights": ({"bf16": True, "bf16_base": True}, True),
+    "LoRA, bf16 autocast, bf16 frozen weights, packed rows": (
+        {"bf16": True, "bf16_base": True, "packing": True, "max_length": 2048,
+         "pack_rows": True}, True),
 }  # fmt: skip
 
 
@@ -64,9 +71,15 @@ def measure(name: str, data: str, steps: int, batch_size: int, threads: int) -> 
         "tokens_per_s": timed["tokens_per_s"],
         "timed_steps": timed["timed_steps"],
         "timed_tokens": timed["timed_tokens"],
-        "mean_tokens_per_sample": timed["info"]["samples"]["mean_tokens"],
+        "mean_tokens_per_sample": per_sample(timed["info"]["samples"]),
         "peak_rss_gib": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20, 2),
     }
+
+
+def per_sample(samples: dict) -> float:
+    """Mean tokens per training sample (a packed run's mean is per row of samples)."""
+    rows = samples.get("packed_rows")
+    return samples["mean_tokens"] * rows / samples["train"] if rows else samples["mean_tokens"]
 
 
 def default_data() -> str:

@@ -76,3 +76,16 @@ def test_an_init_adapter_must_be_a_lora_folder_of_the_configs_shape(tmp_path):
         load_config(None, init_adapter=str(tmp_path), lora_r=16, lora_alpha=8)
     with pytest.raises(DataError, match="method must be lora"):
         load_config(None, init_adapter=str(tmp_path), lora_r=4, lora_alpha=8, method="full")
+
+
+def test_frozen_weights_load_in_bf16_only_for_lora_under_bf16_autocast(monkeypatch):
+    from toollearn.training import trainer
+
+    monkeypatch.setattr(trainer, "cpu_has_bf16", lambda: True)
+    assert trainer.uses_bf16_base(load_config(None, bf16_base=True))
+    assert not trainer.uses_bf16_base(load_config(None))  # opt-in
+    assert not trainer.uses_bf16_base(load_config(None, bf16_base=True, method="full"))
+    assert not trainer.uses_bf16_base(load_config(None, bf16_base=True, bf16=False))
+    monkeypatch.setattr(trainer, "cpu_has_bf16", lambda: False)  # fp32 training: fp32 weights
+    assert not trainer.uses_bf16_base(load_config(None, bf16_base=True))
+    assert trainer.uses_bf16_base(load_config(None, bf16_base=True, device="cuda"))

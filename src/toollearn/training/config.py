@@ -69,6 +69,7 @@ class TrainConfig:
     seed: int = 0
     device: str = "cpu"  # cpu | cuda
     bf16: bool = True  # autocast (CPU: only where the processor supports bf16)
+    bf16_base: bool = False  # LoRA under bf16 autocast: keep the frozen weights in bf16
     gradient_checkpointing: bool = False
     threads: int | None = None
     save_steps: int = 50

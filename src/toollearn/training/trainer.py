@@ -53,7 +53,8 @@ def load_base(config: TrainConfig) -> tuple[Any, Any]:
     """(model, tokenizer) in float32, with `base_adapter` merged in when given."""
     from toollearn.engines.hf import load_hf
 
-    model, tok = load_hf(base_model_path(config.model), "float32")
+    dtype = "bfloat16" if uses_bf16_base(config) else "float32"
+    model, tok = load_hf(base_model_path(config.model), dtype)
     if config.base_adapter:
         from peft import PeftModel
 
@@ -64,6 +65,13 @@ def load_base(config: TrainConfig) -> tuple[Any, Any]:
     # (position ids restarting) and keep their samples' attention apart
     model.config.use_cache = False
     return model, tok
+
+
+def uses_bf16_base(config: TrainConfig) -> bool:
+    """Whether the frozen base weights load in bf16 (`bf16_base`): only for LoRA under bf16
+    autocast, where the matmuls run in bf16 anyway and a fp32 base is cast at every step."""
+    autocast = config.bf16 and (config.device != "cpu" or cpu_has_bf16())
+    return config.bf16_base and config.method == "lora" and autocast
 
 
 def pack(rows: list[dict[str, list[int]]], length: int) -> list[dict[str, Any]]:
