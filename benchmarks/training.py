@@ -13,13 +13,13 @@ bf16 autocast on a processor without bf16 instructions is emulated (and `toollea
 then uses fp32); the benchmark forces it anyway so the table says what it would cost.
 
     python benchmarks/training.py --steps 6 --batch-size 4
-Writes benchmarks/results/training.json and training.md. `training-general.md` is
-`--data runs/data/general-v1-compact --only 1,3,7,8 --out DIR` (renamed): the general recipe's
-data (recipes/general-135m.yaml) and settings (variant 7) against TRL's defaults.
-`training-1-thread.md` is `--only 2,3 --threads 1 --out DIR` on the same machine (renamed): one
-thread gives 0.6-0.65x of two for one job. `training-side-by-side.md`: two such 1-thread runs of variant 3 started
-together made 172 tokens/s each, 344 together, against 326-353 for one 2-thread run: no gain
-from splitting the cores between two training jobs on this machine.
+Writes benchmarks/results/training.json and training.md. `training-general.md` is `--data
+runs/data/general-v1-compact --only 1,3,7,8 --out DIR` (renamed): the general recipe's data
+(recipes/general-135m.yaml) and settings (variant 7) against TRL's defaults. `training-1-thread.md`
+is `--only 2,3 --threads 1 --out DIR` on the same machine (renamed): one thread gives 0.6-0.65x of
+two for one job. `training-side-by-side.md`: two such 1-thread runs of variant 3 started together
+made 172 tokens/s each, 344 together, against 326-353 for one 2-thread run: no gain from splitting
+the cores between two training jobs on this machine.
 """
 
 from __future__ import annotations
