@@ -57,7 +57,7 @@ def test_add_missing_appends_the_call_with_the_next_response_ids():
 def test_postprocess_adds_the_missing_call_with_the_models_answer():
     from toollearn.cli.common import load_engine_spec
 
-    engine = load_engine_spec("tuned", threads=1)
+    engine = load_engine_spec("tuned-papers", threads=1)
     steps = postprocess(json.dumps(CALLS), QUERY, TOOLS[:2], ToolFilter(None), False,
                         missing=engine)  # fmt: skip
     calls = json.loads(steps["output"])
@@ -86,7 +86,7 @@ def test_seal_filter_chains_missing_calls_onto_a_filtered_run(tmp_path, capsys):
     assert main(["eval", "seal-filter", "--run", str(tmp_path / "run"), "--out", str(words),
                  "--whole-words", "--iso-dates"]) == 0  # fmt: skip
     assert main(["eval", "seal-filter", "--run", str(words), "--out", str(added),
-                 "--missing-calls", "tuned", "--iso-dates"]) == 0  # fmt: skip
+                 "--missing-calls", "tuned-papers", "--iso-dates"]) == 0  # fmt: skip
     records = read_records(added / "predictions.jsonl")
     assert sum(len(r["added_calls"]) for r in records) >= 2
     assert [r["unfiltered_output"] for r in records] == outputs  # as generated, not step 1's

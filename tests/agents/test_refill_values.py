@@ -113,7 +113,7 @@ def test_the_shipped_model_refills_a_foreign_city():
     from toollearn.agents import MultiCallAgent
     from toollearn.cli.common import load_engine_spec
 
-    engine = load_engine_spec("tuned", threads=1)
+    engine = load_engine_spec("tuned-papers", threads=1)
     lost_city = [{"api": "getWeather", "parameters": {}, "responses": ["API_call_0"]}]
     out, filled = refill(engine, lost_city, DROPS[:1], OWNERS, TOOLS)
     assert out[0]["parameters"] == {"city": "Paris"}  # Rome was the flight's

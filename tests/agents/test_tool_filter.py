@@ -222,7 +222,7 @@ def test_seal_filter_refills_cut_words_with_the_runs_own_model(tmp_path, capsys)
     src = _sample_run(tmp_path / "run", examples, outputs)
     out = tmp_path / "refilled"
     assert main(["eval", "seal-filter", "--run", str(src), "--out", str(out), "--whole-words",
-                 "--refill", "tuned"]) == 0  # fmt: skip
+                 "--refill", "tuned-papers"]) == 0  # fmt: skip
     records = read_records(out / "predictions.jsonl")
     assert sum(len(r["cut_values"]) for r in records) >= cut - 1  # "to" from "tomorrow" is whole
     assert sum(len(r["refilled_values"]) for r in records) >= 1
@@ -238,11 +238,11 @@ def test_seal_filter_refills_cut_words_with_the_runs_own_model(tmp_path, capsys)
         load_engine_spec("base", threads=1)
     )
     assert main(["eval", "seal-filter", "--run", str(base_run), "--out", str(tmp_path / "mixed"),
-                 "--whole-words", "--refill", "tuned"]) != 0  # fmt: skip
+                 "--whole-words", "--refill", "tuned-papers"]) != 0  # fmt: skip
     assert "ask the model that wrote the answers" in capsys.readouterr().err
     with pytest.raises(SystemExit, match="--refill"):
         main(["eval", "seal-filter", "--run", str(src), "--out", str(tmp_path / "r"),
-              "--iso-dates", "--refill", "tuned"])  # fmt: skip
+              "--iso-dates", "--refill", "tuned-papers"])  # fmt: skip
 
 
 def test_seal_filter_shards_merge_and_resume(tmp_path):

@@ -14,6 +14,7 @@ from toollearn.core.errors import EngineError
 from toollearn.models import (
     AGENT_ADAPTER,
     APPS_ADAPTER,
+    PAPERS_ADAPTER,
     TUNED_ADAPTER,
     resolve_alias,
     tuned_info,
@@ -27,13 +28,15 @@ def test_aliases_resolve_to_llama_specs():
     assert resolve_alias("tuned@/x.gguf") == "tuned@/x.gguf"
     assert resolve_alias("tuned-apps") == f"tuned:{APPS_ADAPTER}"  # the apps adapter, merged
     assert resolve_alias("tuned-apps@/x.gguf") == f"tuned:{APPS_ADAPTER}@/x.gguf"
-    stack = f"tuned:{TUNED_ADAPTER}+{AGENT_ADAPTER}"  # the agent adapter on the tools adapter
+    assert resolve_alias("tuned-papers") == f"tuned:{PAPERS_ADAPTER}"  # the papers' formats
+    stack = f"tuned:{PAPERS_ADAPTER}+{AGENT_ADAPTER}"  # the agent adapter on the papers' one
     assert resolve_alias("tuned-agent") == stack
     assert resolve_alias("tuned-agent@/x.gguf") == f"{stack}@/x.gguf"
     for other in ("llama", "llama:/m.gguf@/a.gguf", "hf:/dir", "openai:http://h/v1#m"):
         assert resolve_alias(other) == other
     assert is_llama("tuned") and is_llama("base@/x.gguf") and not is_llama("hf:/dir")
     assert is_llama("tuned-apps") and is_llama("tuned-agent")
+    assert is_llama("tuned-papers")
     # a newly trained adapter merged in: --threads and --n-seq must reach llama.cpp too
     assert is_llama("tuned:/a.gguf+/b.gguf") and is_llama("tuned:/a.gguf@/c.gguf")
     assert engine_options("tuned:/a.gguf", 1, n_seq=8) == {"n_threads": 1, "n_seq": 8}

@@ -134,10 +134,11 @@ def engine_options(spec: str, threads: int | None, **llama: Any) -> dict[str, An
 
 def is_llama(spec: str) -> bool:
     """Whether a spec runs on llama.cpp (llama..., base..., tuned..., "tuned:/a.gguf" too)."""
-    from toollearn.models import AGENT_ENGINE, APPS_ENGINE
+    from toollearn.models import AGENT_ENGINE, APPS_ENGINE, PAPERS_ENGINE
 
     kind = spec.partition("@")[0].partition(":")[0]
-    return spec.startswith("llama") or kind in ("base", "tuned", APPS_ENGINE, AGENT_ENGINE)
+    names = ("base", "tuned", PAPERS_ENGINE, APPS_ENGINE, AGENT_ENGINE)
+    return spec.startswith("llama") or kind in names
 
 
 def load_engine_spec(spec: str, threads: int | None = None, **llama: Any) -> Any:
