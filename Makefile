@@ -7,7 +7,7 @@ TORCH_INDEX ?=
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-all
 
-.PHONY: install install-demo demo test lint
+.PHONY: install install-demo demo test lint wheel-check
 
 $(PY):
 	python3 -m venv $(VENV)
@@ -36,3 +36,8 @@ test: install
 lint: install
 	$(VENV)/bin/ruff check src tests benchmarks
 	$(VENV)/bin/ruff format --check src tests benchmarks
+
+# the wheel (models inside) in a fresh venv with pip alone: `toollearn call` and three requests
+# to `toollearn serve`, from outside the checkout
+wheel-check:
+	TORCH_INDEX=$(TORCH_INDEX) bash .ci/wheel-check
