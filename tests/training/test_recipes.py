@@ -65,6 +65,10 @@ def test_missing_data_is_made_once_and_a_failed_generator_is_an_error(tmp_path):
     assert make_missing_data(commands, run=fake_cli) == []  # now both exist
     with pytest.raises(DataError, match="datagen failed"):
         make_missing_data([f"datagen seal --out {tmp_path}/never"], run=lambda argv: 1)
+    # a recipe run on other data (`--dataset`) makes none of the recipe's own datasets
+    other = [f"datagen deer --out {tmp_path}/skipped"]
+    assert make_missing_data(other, run=fake_cli, datasets=[str(done / "data.jsonl")]) == []
+    assert make_missing_data(other, run=fake_cli, datasets=[f"{tmp_path}/skipped"]) == other
     for bad in ["train --out x", "datagen seal", "datagen seal --out a --out b"]:
         with pytest.raises(DataError):
             datagen_argv(bad)

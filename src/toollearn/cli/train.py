@@ -77,7 +77,7 @@ def run_train(args: argparse.Namespace) -> int:
         from toollearn.cli.main import main
         from toollearn.training.recipe import make_missing_data
 
-        make_missing_data(config.datagen, run=main)
+        make_missing_data(config.datagen, run=main, datasets=list(config.datasets))
     if config.glpft:
         from toollearn.training.glpft import run_glpft
 

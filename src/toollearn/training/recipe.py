@@ -23,13 +23,25 @@ def datagen_argv(command: str) -> tuple[list[str], Path]:
     return argv, Path(outs[0])
 
 
-def make_missing_data(commands: Sequence[str], run: Callable[[list[str]], int]) -> list[str]:
+def _folder(path: str | Path) -> Path:
+    """A dataset's folder (a data.jsonl path names its folder), resolved."""
+    path = Path(path)
+    return (path.parent if path.name == "data.jsonl" else path).resolve()
+
+
+def make_missing_data(
+    commands: Sequence[str],
+    run: Callable[[list[str]], int],
+    datasets: Sequence[str] | None = None,
+) -> list[str]:
     """Run each command whose --out has no data.jsonl yet; returns the commands run.
-    `run`: argv -> exit status (the toollearn CLI's `main`)."""
+    `run`: argv -> exit status (the toollearn CLI's `main`). `datasets`: the run's dataset
+    paths; a command making none of them (a recipe run on other data) is skipped."""
+    wanted = None if datasets is None else {_folder(d) for d in datasets}
     made = []
     for command in commands:
         argv, out = datagen_argv(command)
-        if (out / "data.jsonl").is_file():
+        if (out / "data.jsonl").is_file() or (wanted is not None and _folder(out) not in wanted):
             continue
         print(f"making training data: toollearn {shlex.join(argv)}", flush=True)
         status = run(argv)
