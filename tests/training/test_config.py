@@ -89,3 +89,11 @@ def test_frozen_weights_load_in_bf16_only_for_lora_under_bf16_autocast(monkeypat
     monkeypatch.setattr(trainer, "cpu_has_bf16", lambda: False)  # fp32 training: fp32 weights
     assert not trainer.uses_bf16_base(load_config(None, bf16_base=True))
     assert trainer.uses_bf16_base(load_config(None, bf16_base=True, device="cuda"))
+
+
+def test_large_cpu_buffers_come_from_mmap_under_glibc():
+    import platform
+
+    from toollearn.training.trainer import large_buffers_from_mmap
+
+    assert large_buffers_from_mmap() is (platform.libc_ver()[0] == "glibc")

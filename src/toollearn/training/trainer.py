@@ -67,6 +67,22 @@ def load_base(config: TrainConfig) -> tuple[Any, Any]:
     return model, tok
 
 
+M_MMAP_THRESHOLD = -3  # glibc's mallopt parameter
+
+
+def large_buffers_from_mmap(threshold: int = 16 << 20) -> bool:
+    """Have glibc serve buffers of `threshold` bytes and more (a long batch's attention scores)
+    from mmap, returned to the system when freed. Batches of varying length otherwise fragment
+    the heap: a run on the general data grew to 17 GB RSS and was killed on a 24 GB machine;
+    with this it stayed at 4.3 GB, at the same tokens/s. False where libc is not glibc."""
+    import ctypes
+
+    try:
+        return bool(ctypes.CDLL("libc.so.6").mallopt(M_MMAP_THRESHOLD, threshold))
+    except (OSError, AttributeError):
+        return False
+
+
 def uses_bf16_base(config: TrainConfig) -> bool:
     """Whether the frozen base weights load in bf16 (`bf16_base`): only for LoRA under bf16
     autocast, where the matmuls run in bf16 anyway and a fp32 base is cast at every step."""
@@ -147,6 +163,8 @@ def train(config: TrainConfig, callbacks: Sequence[Any] = ()) -> Path:
     import torch
 
     torch.set_num_threads(config.threads or max(1, len(os.sched_getaffinity(0))))
+    if config.device == "cpu":
+        large_buffers_from_mmap()
     run = Path(config.output_dir)
     run.mkdir(parents=True, exist_ok=True)
     t0 = time.time()
