@@ -6,18 +6,21 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 TL=${TL:-.venv/bin/toollearn}
 PY=${PY:-.venv/bin/python}
-report() {  # NAME...: the finished ones
-  local runs=() labels=()
+report() {  # [--by-kind] NAME...: the finished ones
+  local runs=() labels=() by=()
+  if [ "$1" = --by-kind ]; then by=(--by-kind); shift; fi
   for name in "$@"; do
     if [ -f "results/calls-suite/$name/scores.json" ]; then
       runs+=("results/calls-suite/$name"); labels+=(--label "$name")
     fi
   done
-  [ ${#runs[@]} -eq 0 ] || "$TL" report calls "${runs[@]}" "${labels[@]}"
+  [ ${#runs[@]} -eq 0 ] || "$TL" report calls "${by[@]}" "${runs[@]}" "${labels[@]}"
 }
 {
   echo "## In process, the whole test split (1,423 items)"; echo
   report base tuned tuned-gate tuned-agent; echo
+  echo "## In process, per category and kind (multi-turn/answer: answering after tool results)"
+  echo; report --by-kind base tuned tuned-gate tuned-agent; echo
   echo "## Through toollearn serve and the openai client, the quick subset (200 items)"; echo
   report served-base served-tuned; echo
   for name in base tuned; do

@@ -91,6 +91,27 @@ def test_wrong_answers_score_zero_and_rescoring_reads_the_records(tmp_path):
     assert json.loads(json.dumps(_by(rescore(suite, records)))) == _by_scores(scores)
 
 
+def test_scores_per_kind_split_each_category(tmp_path, capsys):
+    from toollearn.evaluation.calls_suite import by_kind
+
+    suite = load_suite("dev", quick=True, categories=["chit-chat", "multi-turn"])
+    scores = run_suite(
+        suite, in_process(_oracle(suite)), tmp_path / "run", {"benchmark": "calls", "split": "dev"}
+    )
+    records = [json.loads(x) for x in (tmp_path / "run" / "predictions.jsonl").open()]
+    kinds = by_kind(rescore(suite, records))
+    keys = [k for k in kinds if k != "all"]
+    assert keys == sorted(keys, key=lambda k: (CATEGORIES.index(k.split("/")[0]), k))
+    assert {k.split("/")[0] for k in keys} == {"chit-chat", "multi-turn"}
+    for category in ("chit-chat", "multi-turn"):  # the kinds' counts add up to the category's
+        assert (
+            sum(s["n"] for k, s in kinds.items() if k.startswith(category + "/"))
+            == (scores[category]["n"])
+        )
+    assert main(["report", "calls", str(tmp_path / "run"), "--by-kind"]) == 0
+    assert "| exact | chit-chat/" in capsys.readouterr().out
+
+
 def _by(rows):
     from toollearn.evaluation.calls_suite import by_category
 

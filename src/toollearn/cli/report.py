@@ -63,6 +63,9 @@ def register(sub: Any) -> None:
     g.add_argument("--label", action="append", default=None,
                    help="row label per run, in order (default: folder names)")  # fmt: skip
     g.add_argument("--out", default=None, help="also write the Markdown to this file")
+    g.add_argument("--by-kind", action="store_true",
+                   help="a column per category and kind (multi-turn/answer: answering after "
+                   "tool results, decline/handwritten, ...)")  # fmt: skip
     g.set_defaults(func=run_calls)
     h = report_sub.add_parser(
         "headline",
@@ -149,13 +152,13 @@ def run_compare(args: argparse.Namespace) -> int:
 def run_calls(args: argparse.Namespace) -> int:
     from toollearn.core.errors import DataError
     from toollearn.evaluation.calls_suite import markdown_tables
-    from toollearn.evaluation.rescore import rescore_run
+    from toollearn.evaluation.rescore import rescore_calls_by_kind, rescore_run
 
     labels = args.label or [Path(r).name for r in args.runs]
     if len(labels) != len(args.runs):
         raise DataError(f"{len(labels)} labels for {len(args.runs)} runs")
-    _emit(markdown_tables([(lab, rescore_run(r)) for lab, r in zip(labels, args.runs)]),
-          args.out)  # fmt: skip
+    score = rescore_calls_by_kind if args.by_kind else rescore_run
+    _emit(markdown_tables([(lab, score(r)) for lab, r in zip(labels, args.runs)]), args.out)
     return 0
 
 

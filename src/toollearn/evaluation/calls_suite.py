@@ -250,6 +250,18 @@ def by_category(rows: Sequence[Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
     return out
 
 
+def by_kind(rows: Sequence[Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
+    """`summarize` per "category/kind" (multi-turn/answer: answering after tool results, ...),
+    categories in CATEGORIES order, their kinds sorted, then over all items ("all")."""
+    keys = sorted({(CATEGORIES.index(r["category"]) if r.get("category") in CATEGORIES
+                    else len(CATEGORIES), f"{r.get('category')}/{r.get('kind') or '-'}")
+                   for r in rows})  # fmt: skip
+    out = {key: summarize([r for r in rows if f"{r.get('category')}/{r.get('kind') or '-'}"
+                           == key]) for _, key in keys}  # fmt: skip
+    out["all"] = summarize(rows)
+    return out
+
+
 def held_out(folder: str | Path | None = None) -> Any:
     """What training data must leave out of the suite (`datagen.leakage.Exclusions`): every
     user request of both splits, every tool an item expects called, the hand-written tools."""
@@ -279,8 +291,8 @@ def markdown_tables(runs: Sequence[tuple[str, Mapping[str, Any]]]) -> str:
     each further metric where a category has it."""
     out = []
     for key, title in TABLE_METRICS:
-        cats = [c for c in (*CATEGORIES, "all")
-                if any(key in s.get(c, {}) for _, s in runs)]  # fmt: skip
+        columns = dict.fromkeys(c for _, s in runs for c in s)  # categories (or kinds), "all"
+        cats = [c for c in columns if any(key in s.get(c, {}) for _, s in runs)]
         if not cats:
             continue
         n = {c: max(s.get(c, {}).get("n", 0) for _, s in runs) for c in cats}

@@ -74,12 +74,19 @@ def _seal(config: dict[str, Any], records: list, data_root: Any) -> dict[str, An
     return seal_tools.score_records(records, examples)
 
 
-def _calls(config: dict[str, Any], records: list) -> dict[str, Any]:
-    from toollearn.evaluation.calls_suite import by_category, load_suite
+def _calls(config: dict[str, Any], records: list, kinds: bool = False) -> dict[str, Any]:
+    from toollearn.evaluation.calls_suite import by_category, by_kind, load_suite
     from toollearn.evaluation.runners.calls import rescore
 
     folder = None if config.get("suite", "shipped") == "shipped" else config["suite"]
-    return by_category(rescore(load_suite(config["split"], folder), records))
+    rows = rescore(load_suite(config["split"], folder), records)
+    return by_kind(rows) if kinds else by_category(rows)
+
+
+def rescore_calls_by_kind(run_dir: str | Path) -> dict[str, Any]:
+    """An `eval calls` run's scores per category and kind ("multi-turn/answer", ...)."""
+    run_dir = Path(run_dir)
+    return _calls(run_config(run_dir), read_records(run_dir / "predictions.jsonl"), kinds=True)
 
 
 def _stepwise(config: dict[str, Any], records: list) -> dict[str, Any]:
