@@ -56,7 +56,7 @@ def register(subparsers: Any) -> None:
                    help="format of --tools (default auto: told from the records; openai, "
                    "seal-tools, python, toolbench, tooldeer, toollearn, ...)")  # fmt: skip
     c.add_argument("--answer-format", choices=("tool-calls", "seal-tools"), default="tool-calls")
-    add_engine_args(c)
+    add_engine_args(c, default="auto")  # auto: the papers' adapter for seal-tools (run_call)
     add_sampling_args(c)
     c.add_argument("--free", action="store_true", help="no constraint")
     c.add_argument("--no-gate", action="store_true",
@@ -323,6 +323,10 @@ def run_call(args: argparse.Namespace) -> int:
         print("toollearn: error: --refill needs --foreign-values or --whole-words (it asks "
               "again for what they dropped)", file=sys.stderr)  # fmt: skip
         return 2
+    if args.engine == "auto":  # each answer format's own adapter
+        from toollearn.models import DEFAULT_ENGINE, PAPERS_ENGINE
+
+        args.engine = PAPERS_ENGINE if args.answer_format == "seal-tools" else DEFAULT_ENGINE
     tools = read_tools(args.tools, args.tools_format)
     if args.answer_format == "seal-tools":
         return _call_seal(args, tools)
