@@ -6,8 +6,9 @@ import argparse
 from typing import Any
 
 ENGINE_HELP = (
-    "engine spec (default: %(default)s; tuned: the embedded model with the shipped general "
-    "adapter, tuned-papers: with the papers' formats' adapter (tools-135m), tuned-apps: with "
+    "engine spec (default: %(default)s; tuned: the embedded model with the shipped default "
+    "adapter (tools-135m), tuned-papers: with the papers' formats' adapter (tools-135m), "
+    "tuned-apps: with "
     "the apps-135m adapter, tuned-agent: with tools-135m and the agent-135m adapter for "
     "multi-turn calls, base, llama@ADAPTER.gguf, hf:DIR, openai:URL#model, ...: see "
     "toollearn.engines)"
@@ -27,7 +28,7 @@ def add_engine_args(
     if model_flag:
         choices = ("base", "tuned", PAPERS_ENGINE, APPS_ENGINE, AGENT_ENGINE)
         p.add_argument("--model", dest="engine", choices=choices,
-                       help=f"the embedded model plain (base), with the shipped general "
+                       help=f"the embedded model plain (base), with the shipped default "
                        f"adapter (tuned), the papers' adapter ({PAPERS_ENGINE}), the apps "
                        f"adapter ({APPS_ENGINE}) or the papers' and agent adapters "
                        f"({AGENT_ENGINE}); default {default}; the same as --engine "
