@@ -8,10 +8,9 @@ from typing import Any
 ENGINE_HELP = (
     "engine spec (default: %(default)s; tuned: the embedded model with the shipped default "
     "adapter (tools-135m), tuned-papers: with the papers' formats' adapter (tools-135m), "
-    "tuned-apps: with "
-    "the apps-135m adapter, tuned-agent: with tools-135m and the agent-135m adapter for "
-    "multi-turn calls, base, llama@ADAPTER.gguf, hf:DIR, openai:URL#model, ...: see "
-    "toollearn.engines)"
+    "tuned-apps: with the apps-135m adapter, tuned-agent: with tools-135m and the agent-135m "
+    "adapter for multi-turn calls, base, llama@ADAPTER.gguf, hf:DIR, openai:URL#model, ...: "
+    "see toollearn.engines)"
 )
 
 
