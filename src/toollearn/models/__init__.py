@@ -1,5 +1,12 @@
 """The tuned adapters that ship with toollearn, and the engine names `base`, `tuned`,
-`tuned-apps` and `tuned-agent`.
+`tuned-papers`, `tuned-apps` and `tuned-agent`.
+
+`tuned-papers` merges the adapter trained on the papers' formats (DEER's released format,
+Seal-Tools' prompt, alpha-UMi's steps, the general format: today tools-135m, the same as
+`tuned`); the papers' runners and agents (`eval deer`, `eval seal-tools`, `eval stepwise`,
+`eval episodes`, `run --agent deer|multi-role|react|multi-call`, `call --answer-format
+seal-tools`) load it by default. Each adapter's training record names how its prompts list
+tools (`spec_docs`), so every command prompts a model as it was trained.
 
 `tools-135m.gguf` is a LoRA adapter (GGUF, f16) for the embedded SmolLM2-135M-Instruct,
 trained by `toollearn train --config recipes/tools-135m-v3.yaml` on a 2-core CPU; `train.json`
