@@ -45,6 +45,25 @@ from toollearn.envs.environment import Environment
 from toollearn.formats.answers import tool_calls
 
 
+def planned_turn(plan: Plan | None, mode: str, called: set[str], shown: list[Tool], step: int,
+                 decision: str | None = None) -> tuple[list[Tool], Any]:  # fmt: skip
+    """The tools a turn may call and its grammar while planned tools are left (one call a
+    turn, see the module doc; `step`: the turns already taken, `decision`: the call gate's);
+    (shown, None) otherwise: the turn's usual grammar."""
+    due = plan.due(called) if plan is not None else None
+    if due is None and plan is not None and plan.unfit is not None:
+        return [], no_call_constraint()  # the planned calls made: the reply, no more calls
+    if due is None:
+        return shown, None
+    if mode == "due":  # the reply only where the gate leaves the first turn free
+        keep, may_decline = {due}, step == 0 and decision != "sure call"
+    else:  # no later planned tool first; the reply open but where the gate is sure
+        keep = {due} | ({t.name for t in shown} - set(plan.tools))
+        may_decline = step > 0 or decision != "sure call"
+    offered = [t for t in shown if t.name in keep]
+    return offered, tool_calls_constraint(offered, allow_no_call=may_decline, max_calls=1)
+
+
 class ToolCallsAgent:
     """Call lists until a plain-text answer, a loop, or the step budget; see the module doc.
     execute=False stops at the first call list (what `toollearn call` prints)."""
@@ -208,20 +227,8 @@ class ToolCallsAgent:
 
     def _planned_turn(self, plan: Plan | None, called: set[str], shown: list[Tool], step: int,
                       decision: str | None) -> tuple[list[Tool], Any]:  # fmt: skip
-        """The tools a turn may call and its grammar while planned tools are left (one call,
-        see the module doc); (shown, None) otherwise: the turn's usual grammar."""
-        due = plan.due(called) if plan is not None else None
-        if due is None and plan is not None and plan.unfit is not None:
-            return [], no_call_constraint()  # the planned calls made: the reply, no more calls
-        if due is None:
-            return shown, None
-        if self.plan_mode == "due":  # the reply only where the gate leaves the first turn free
-            keep, may_decline = {due}, step == 0 and decision != "sure call"
-        else:  # no later planned tool first; the reply open but where the gate is sure
-            keep = {due} | ({t.name for t in shown} - set(plan.tools))
-            may_decline = step > 0 or decision != "sure call"
-        offered = [t for t in shown if t.name in keep]
-        return offered, tool_calls_constraint(offered, allow_no_call=may_decline, max_calls=1)
+        """The tools a turn may call and its grammar (`planned_turn`)."""
+        return planned_turn(plan, self.plan_mode or "due", called, shown, step, decision)
 
     def _turn(self, rec: Any, messages: list[Message], tools: list[Tool],
               constraint: Any) -> str | None:  # fmt: skip

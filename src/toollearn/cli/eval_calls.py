@@ -42,6 +42,10 @@ def register_eval(eval_sub: Any) -> None:
                    help="as `toollearn serve --call-gate`: the shipped DEER call gate decides "
                    "first where tool_choice is auto and the user spoke last")  # fmt: skip
     p.add_argument("--no-sure-call", action="store_true", help="with --call-gate: only decline")
+    p.add_argument("--plan", choices=("due", "order"), default=None,
+                   help="as `toollearn run --plan`: the query's call plan narrows each turn to "
+                   "the due tool (order: or a tool outside the plan), one call a turn; "
+                   "without --call-gate")  # fmt: skip
     p.add_argument("--docs", choices=("json", "compact"), default=None,
                    help="how prompts list the tools (default: as the model was "
                    "trained)")  # fmt: skip
@@ -63,6 +67,7 @@ def register_eval(eval_sub: Any) -> None:
 
 
 def run_calls(args: argparse.Namespace) -> int:
+    from toollearn.core.errors import DataError
     from toollearn.engines.base import prompt_docs
     from toollearn.evaluation.calls_suite import load_suite
     from toollearn.evaluation.report import format_table
@@ -91,7 +96,16 @@ def run_calls(args: argparse.Namespace) -> int:
                 gate["sure_call_threshold"] = shipped_sure_call_threshold()
         reuse = reusable(suite, args.reuse, engine, args.max_tokens) if args.reuse else None
         docs = args.docs or prompt_docs(engine)  # as the model was trained
-        answer = in_process(engine, docs=docs, gate=gate, reuse=reuse)
+        plan = None
+        if args.plan:
+            if gate:
+                raise DataError("--plan is measured without --call-gate")
+            from toollearn.agents.clause_plan import ClausePlanner
+
+            planner = ClausePlanner()
+            plan = (args.plan, planner)
+            config.update(plan=args.plan, **planner.describe())
+        answer = in_process(engine, docs=docs, gate=gate, reuse=reuse, plan=plan)
         config.update(engine=args.engine, docs=docs, call_gate=bool(gate),
                       sure_call=bool(gate) and not args.no_sure_call)  # fmt: skip
         if args.reuse:
