@@ -60,8 +60,9 @@ def register_eval(eval_sub: Any) -> None:
     p.add_argument("--api-key", default="-", help="with --url: the API key to send")
     p.add_argument("--max-tokens", type=int, default=256, help="per answer (default 256)")
     p.add_argument("--reuse", default=None, metavar="RUN",
-                   help="with --call-gate: take the answers of RUN (the same model without the "
-                   "gate) that the gate would not change; exact under greedy decoding")  # fmt: skip
+                   help="with --call-gate or --plan: take the answers of RUN (the same model "
+                   "alone) that the gate or plan would not change; exact under greedy "
+                   "decoding")  # fmt: skip
     add_run_args(p)
     p.set_defaults(func=run_calls)
 
