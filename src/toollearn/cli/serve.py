@@ -133,6 +133,10 @@ def run_serve(args: argparse.Namespace) -> int:
     if template is not None:
         print(f"prompts in the model's own chat template, {template.dialect} tool calls",
               flush=True)  # fmt: skip
+    else:
+        from toollearn.engines.base import prompt_docs
+
+        print(f"tools listed {args.docs or prompt_docs(engine)} in the prompts", flush=True)
     print(f"serving {config.model_id} ({getattr(engine, 'name', spec)}) on "
           f"http://{args.host}:{args.port}/v1", flush=True)  # fmt: skip
     serve(engine, config, args.host, args.port)
