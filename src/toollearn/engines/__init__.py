@@ -51,6 +51,8 @@ __all__ = [
 def load_engine(spec: str = "llama", **options: Any) -> Engine:
     """Build an engine from a spec string; heavy libraries load only here. The engine's
     `prompt_docs` is how its model was trained to see tools listed (`models.spec_docs`)."""
+    if split_adapter(resolve_alias(spec))[1]:  # load_engines sets it on the adapter's view
+        return _load_engine(spec, **options)
     return with_docs(_load_engine(spec, **options), spec)
 
 
