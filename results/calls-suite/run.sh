@@ -1,23 +1,52 @@
 #!/usr/bin/env bash
-# The general suite's baselines on the whole test split (1,423 items), in process, one core
-# each: the base model, the shipped `tuned` without and with the call gate, and `tuned-agent`.
-# tuned-gate takes tuned's answers where the gate would not change them (`--reuse`: exact under
-# greedy constrained decoding), so run it after tuned.
-# Usage: bash results/calls-suite/run.sh [NAME ...]   (default: all four; resumable)
+# The general suite on the whole test split (1,423 items), in process: the base model, the
+# papers' adapter that `tuned` was before (tools-135m, now `tuned-papers`) without and with the
+# call gate, `tuned-agent`, and the shipped general adapter (`tuned`) with each gate and the
+# clause plan on and off. Runs with a variant take the plain run's answers where the variant
+# would not change them (`--reuse`: exact under greedy constrained decoding), so run the plain
+# one first. `general` runs as two shards, one per core, merged. The dev-* runs (the dev
+# split's quick subset, 200 items) chose what ships: which adapter is `tuned`, which engine
+# `toollearn run` uses, which gates are on by default.
+# Usage: bash results/calls-suite/run.sh [NAME ...]   (default: all; resumable)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 TL=${TL:-.venv/bin/toollearn}
+R=results/calls-suite
 run() {  # NAME ARGS...
   local name=$1; shift
-  "$TL" eval calls --split test --threads 1 --out "results/calls-suite/$name" "$@"
+  "$TL" eval calls --split test --threads 1 --out "$R/$name" "$@"  # a later --split wins
 }
-names=("$@"); [ ${#names[@]} -gt 0 ] || names=(base tuned tuned-gate tuned-agent)
+sharded() {  # NAME ARGS...: two shards side by side, then merged into NAME
+  local name=$1; shift
+  [ -f "$R/$name/scores.json" ] && return
+  run "$name.shard1" --shard 1/2 "$@" & local first=$!
+  run "$name.shard2" --shard 2/2 "$@"
+  wait "$first"
+  "$TL" runs merge "$R/$name.shard1" "$R/$name.shard2" --out "$R/$name"
+  rm -r "$R/$name.shard1" "$R/$name.shard2"
+}
+names=("$@")
+[ ${#names[@]} -gt 0 ] || names=(base tools-135m tools-135m-gate tuned-agent general general-gate
+  general-gate-nosure general-plan)
 for name in "${names[@]}"; do
   case $name in
     base) run base --model base ;;
-    tuned) run tuned --model tuned ;;
-    tuned-gate) run tuned-gate --model tuned --call-gate --reuse results/calls-suite/tuned ;;
+    tools-135m) run tools-135m --model tuned-papers ;;
+    tools-135m-gate) run tools-135m-gate --model tuned-papers --call-gate --reuse "$R/tools-135m" ;;
     tuned-agent) run tuned-agent --model tuned-agent ;;
+    general) sharded general --model tuned ;;
+    general-gate) sharded general-gate --model tuned --call-gate --reuse "$R/general" ;;
+    general-gate-nosure)
+      sharded general-gate-nosure --model tuned --call-gate --no-sure-call --reuse "$R/general" ;;
+    general-plan) sharded general-plan --model tuned --plan due --reuse "$R/general" ;;
+    dev-base) run "$name" --model base --split dev --quick ;;
+    dev-tools-135m) run "$name" --model tuned-papers --split dev --quick ;;
+    dev-tuned-agent) run "$name" --model tuned-agent --split dev --quick ;;
+    dev-general) run "$name" --model tuned --split dev --quick ;;
+    dev-general-gate) run "$name" --model tuned --split dev --quick --call-gate \
+      --reuse "$R/dev-general" ;;
+    dev-general-plan) run "$name" --model tuned --split dev --quick --plan due \
+      --reuse "$R/dev-general" ;;
     *) echo "unknown run $name" >&2; exit 2 ;;
   esac
 done

@@ -1,8 +1,8 @@
 """Item by item: do two `eval calls` runs give the same answers (the same calls, names and
 arguments, and the same text)? Used for the in-process runs against the served ones.
 
-    python results/calls-suite/same_answers.py results/calls-suite/tuned \
-        results/calls-suite/served-tuned
+    python results/calls-suite/same_answers.py results/calls-suite/tools-135m \
+        results/calls-suite/served-tools-135m
 """
 
 from __future__ import annotations

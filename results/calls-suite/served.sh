@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The general suite through `toollearn serve` and the official openai client (`eval calls --url`):
-# the base model and the shipped `tuned`, one core each, the same items as run.sh.
-# Usage: bash results/calls-suite/served.sh [base|tuned ...] [-- EXTRA eval calls FLAGS]
+# the base model, the papers' adapter (tools-135m, `tuned` before the general one) and the
+# shipped general `tuned`, one core each, the same items as run.sh.
+# Usage: bash results/calls-suite/served.sh [base|tools-135m|general ...] [-- EXTRA eval calls FLAGS]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 TL=${TL:-.venv/bin/toollearn}
@@ -10,10 +11,15 @@ while [ $# -gt 0 ]; do
   if [ "$1" = "--" ]; then shift; extra=("$@"); break; fi
   names+=("$1"); shift
 done
-[ ${#names[@]} -gt 0 ] || names=(base tuned)
+[ ${#names[@]} -gt 0 ] || names=(base tools-135m general)
 for name in "${names[@]}"; do
-  case $name in base) port=8171 ;; tuned) port=8172 ;; *) port=8173 ;; esac
-  "$TL" serve --model "$name" --threads 1 --port "$port" --timeout 600 > "/tmp/serve-$name.log" 2>&1 &
+  case $name in
+    base) port=8171 model=base ;;
+    tools-135m) port=8172 model=tuned-papers ;;
+    general) port=8173 model=tuned ;;
+    *) echo "unknown run $name" >&2; exit 2 ;;
+  esac
+  "$TL" serve --model "$model" --threads 1 --port "$port" --timeout 600 > "/tmp/serve-$name.log" 2>&1 &
   server=$!
   trap 'kill $server 2>/dev/null || true' EXIT
   for _ in $(seq 300); do

@@ -18,12 +18,14 @@ report() {  # [--by-kind] NAME...: the finished ones
 }
 {
   echo "## In process, the whole test split (1,423 items)"; echo
-  report base tuned tuned-gate tuned-agent; echo
+  report base tools-135m tools-135m-gate general general-gate general-gate-nosure general-plan \
+    tuned-agent; echo
   echo "## In process, per category and kind (multi-turn/answer: answering after tool results)"
-  echo; report --by-kind base tuned tuned-gate tuned-agent; echo
+  echo; report --by-kind base tools-135m tools-135m-gate general general-gate general-gate-nosure \
+    general-plan tuned-agent; echo
   echo "## Through toollearn serve and the openai client, the quick subset (200 items)"; echo
-  report served-base served-tuned; echo
-  for name in base tuned; do
+  report served-base served-tools-135m served-general; echo
+  for name in base tools-135m general; do
     if [ -f "results/calls-suite/served-$name/scores.json" ]; then
       echo "served-$name against $name in process, item by item:"; echo; echo '```'
       "$PY" results/calls-suite/same_answers.py "results/calls-suite/$name" \

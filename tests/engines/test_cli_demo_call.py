@@ -7,6 +7,7 @@ import json
 import pytest
 
 from toollearn.cli.main import main
+from toollearn.cli.run import default_engine
 
 pytestmark = pytest.mark.model
 
@@ -142,10 +143,10 @@ def test_demo_shows_base_and_tuned_with_both_scorers(capsys):
     assert main(["demo", "-n", "1", "--max-tokens", "24", "--threads", "1"]) == 0
     out = capsys.readouterr().out
     assert "<tools-135m>[q8_0, prefill f16]" in out.splitlines()[0]  # the adapter, merged
-    for run in ("base free", "base constrained", "tuned free", "tuned constrained"):
+    for run in ("base free", "base constrained", "tuned-papers free", "tuned-papers constrained"):
         assert f"  {run:<18}: " in out
     assert "official" in out and "strict" in out and "hallucinated" in out
-    assert "Your own tools (tuned-agent" in out and out.count("query: ") == 2
+    assert f"Your own tools ({default_engine('tool-calls')}" in out and out.count("query: ") == 2
     # the apps: base and the apps adapter, each program executed and judged
     assert "[home-search] " in out and "[trip-booking] " in out
     assert out.count("  tuned-apps        : ") == 2 and out.count("  base              : ") == 2

@@ -121,7 +121,7 @@ def test_the_merged_tuned_engine_calls_as_the_runtime_adapter_does():
     assert all(f.startswith('[{"name": "get_weather"') for f in first)
     info = merged.describe()
     assert info["weights"] == "q8_0" and info["merged"]["adapters"][0]["sha256"]
-    assert "<tools-135m>" in merged.name
+    assert "<general-135m>" in merged.name
     named = load_engine(f"tuned:{TUNED_ADAPTER}", n_threads=1, n_seq=1)  # the same, by path
     assert named.name == merged.name
 

@@ -13,14 +13,14 @@ from gguf import GGUFReader
 from toollearn.cli.main import main
 from toollearn.core.errors import DataError, EngineError
 from toollearn.engines.llama_merge import lora_deltas
-from toollearn.models import AGENT_ADAPTER, TUNED_ADAPTER
+from toollearn.models import AGENT_ADAPTER, PAPERS_ADAPTER
 from toollearn.training.export import mix_lora_gguf
 
 
 def test_the_mix_is_the_weighted_sum_of_the_deltas_across_ranks(tmp_path):
     # tools-135m: rank 16, alpha 32; agent-135m: rank 4, alpha 8
-    out = mix_lora_gguf([(TUNED_ADAPTER, 0.3), (AGENT_ADAPTER, 0.7)], tmp_path / "mix.gguf")
-    mixed, tools, agent = (lora_deltas(p) for p in (out, TUNED_ADAPTER, AGENT_ADAPTER))
+    out = mix_lora_gguf([(PAPERS_ADAPTER, 0.3), (AGENT_ADAPTER, 0.7)], tmp_path / "mix.gguf")
+    mixed, tools, agent = (lora_deltas(p) for p in (out, PAPERS_ADAPTER, AGENT_ADAPTER))
     assert set(mixed) == set(tools) == set(agent) and len(mixed) == 210
     for name, delta in mixed.items():
         want = 0.3 * tools[name] + 0.7 * agent[name]
@@ -70,6 +70,6 @@ def test_llama_cpp_serves_a_mix_of_an_adapter_with_itself_as_the_adapter(tmp_pat
     prompt = ["<|im_start|>user\nWhat is the weather in Paris?<|im_end|>\n<|im_start|>assistant\n"]
     texts = {}
     for name, path in {"agent": AGENT_ADAPTER, "mix": mix}.items():
-        engine = load_engine(f"tuned:{TUNED_ADAPTER}+{path}", n_threads=1)
+        engine = load_engine(f"tuned:{PAPERS_ADAPTER}+{path}", n_threads=1)
         texts[name] = engine.complete(prompt, max_tokens=24)[0].text
     assert texts["mix"] == texts["agent"] and texts["agent"].strip()

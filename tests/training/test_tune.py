@@ -81,7 +81,8 @@ def test_tune_generates_trains_within_budget_exports_and_evaluates(tmp_path, cap
 
     assert spec_docs(f"llama@{out / 'adapter.gguf'}") == "compact"
     assert load_engine(f"llama@{out / 'adapter.gguf'}", n_threads=2).prompt_docs == "compact"
-    assert spec_docs("base") == spec_docs("tuned") == "json"  # the shipped tools-135m: json
+    assert spec_docs("base") == spec_docs("tuned-papers") == "json"  # the papers' adapter
+    assert spec_docs("tuned") == "compact"  # the shipped general adapter
 
 
 def test_the_committed_tune_run_rescores_to_its_eval_json():

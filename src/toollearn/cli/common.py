@@ -6,8 +6,8 @@ import argparse
 from typing import Any
 
 ENGINE_HELP = (
-    "engine spec (default: %(default)s; tuned: the embedded model with the shipped default "
-    "adapter (tools-135m), tuned-papers: with the papers' formats' adapter (tools-135m), "
+    "engine spec (default: %(default)s; tuned: the embedded model with the shipped general "
+    "adapter (general-135m), tuned-papers: with the papers' formats' adapter (tools-135m), "
     "tuned-apps: with the apps-135m adapter, tuned-agent: with tools-135m and the agent-135m "
     "adapter for multi-turn calls, base, llama@ADAPTER.gguf, hf:DIR, openai:URL#model, ...: "
     "see toollearn.engines)"
@@ -19,7 +19,7 @@ def add_engine_args(
 ) -> None:
     """--engine (and its shorthand --model base|tuned|tuned-apps|tuned-agent), --threads, and
     llama.cpp's --weights, --prefill-weights and --flash-attn. `default`: the engine when none
-    is named (the shipped tools adapter unless a command says otherwise)."""
+    is named (the shipped general adapter unless a command says otherwise)."""
     from toollearn.models import AGENT_ENGINE, APPS_ENGINE, DEFAULT_ENGINE, PAPERS_ENGINE
 
     default = default or DEFAULT_ENGINE

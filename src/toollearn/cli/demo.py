@@ -1,6 +1,7 @@
-"""`toollearn demo` (the embedded model, base and tuned, on bundled Seal-Tools queries, free vs
-constrained, then on real Python tools in the general call format, then one goal of each app
-with the apps adapter) and `toollearn call` (one query against your own tools)."""
+"""`toollearn demo` (the embedded model, base and with the papers' adapter, on bundled
+Seal-Tools queries, free vs constrained, then on real Python tools in the general call format,
+then one goal of each app with the apps adapter) and `toollearn call` (one query against your
+own tools)."""
 
 from __future__ import annotations
 
@@ -26,10 +27,10 @@ def register(subparsers: Any) -> None:
     """Add `toollearn demo` and `toollearn call`."""
     d = subparsers.add_parser(
         "demo",
-        help="the embedded model, base and tuned, answers bundled Seal-Tools queries",
+        help="the embedded model, base and tuned, on bundled Seal-Tools queries and your tools",
         description="Runs the paper's 5-candidate Seal-Tools prompts (bundled sample) through "
-        "the embedded model as released (base) and with the shipped tools-135m adapter "
-        "(tuned), or through --engine alone, with and without the call-list constraint; "
+        "the embedded model as released (base) and with the papers' adapter "
+        "(tuned-papers), or through --engine alone, with and without the call-list constraint; "
         "prints each query, the predicted "
         "calls and the official and strict scores; then answers two requests with the demo's "
         "real Python tools in the general call format (calls executed, declining allowed); "
@@ -160,8 +161,8 @@ def _spread(items: list, n: int) -> list:
 
 
 def run_demo(args: argparse.Namespace) -> int:
-    """Free and constrained answers on n bundled queries with their scores, base and tuned side
-    by side (or the one --engine given), then user tools."""
+    """Free and constrained answers on n bundled queries with their scores, base and the
+    papers' adapter side by side (or the one --engine given), then user tools."""
     from toollearn.cli.common import load_engines
     from toollearn.evaluation.runners.seal_tools import (
         SealRunOptions,
@@ -171,7 +172,10 @@ def run_demo(args: argparse.Namespace) -> int:
     )
 
     examples = _spread(load_prompts("test_in_domain", sample=True), max(1, args.n))
-    specs = {"base": "base", "tuned": "tuned"} if args.engine == "tuned" else {"": args.engine}
+    from toollearn.models import DEFAULT_ENGINE, PAPERS_ENGINE
+
+    default = args.engine == DEFAULT_ENGINE  # Seal-Tools' prompt: the papers' adapter
+    specs = {"base": "base", PAPERS_ENGINE: PAPERS_ENGINE} if default else {"": args.engine}
     engines = load_engines(specs, args.threads, **llama_flags(args))
     names = ", ".join(f"{label} = {e.name}" if label else e.name for label, e in engines.items())
     print(f"engines: {names}\n{len(examples)} Seal-Tools queries, 5 candidates each\n")
@@ -192,10 +196,10 @@ def run_demo(args: argparse.Namespace) -> int:
     print(demo_table(scores))
     last = list(engines)[-1]
     label, agent_engine = last or "the engine", engines[last]
-    if set(engines) == {"base", "tuned"}:  # the general agent's default: tools + agent adapters
-        from toollearn.models import AGENT_ENGINE
+    if default:  # the general agent's default engine (`toollearn run`)
+        from toollearn.cli.run import default_engine
 
-        label = AGENT_ENGINE
+        label = default_engine("tool-calls")
         agent_engine = load_engines({label: label}, args.threads, **llama_flags(args))[label]
     print(f"\nYour own tools ({label}; the general call format, constrained, calls executed, "
           "results fed back):")  # fmt: skip
@@ -234,9 +238,9 @@ def apps_demo(args: argparse.Namespace, engines: dict[str, Any]) -> None:
     from toollearn.apps.scoring import score_program
     from toollearn.cli.common import load_engines
     from toollearn.evaluation.runners.apps import app_config
-    from toollearn.models import APPS_ENGINE
+    from toollearn.models import APPS_ENGINE, PAPERS_ENGINE
 
-    if set(engines) == {"base", "tuned"}:
+    if set(engines) == {"base", PAPERS_ENGINE}:
         apps = load_engines({APPS_ENGINE: APPS_ENGINE}, args.threads, **llama_flags(args))
         engines = {"base": engines["base"], **apps}
     print("\nThe apps (system prompt + 3 demos, bound calls checked against the goal; the program "

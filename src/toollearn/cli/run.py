@@ -36,8 +36,9 @@ def register(subparsers: Any) -> None:
         "tool file whose tools are simulated from their declared responses (--tools). Agents: "
         "tool-calls (default: the general JSON call format, several calls per turn, results "
         "fed back, free to decline), multi-role (alpha-UMi), react, deer, multi-call "
-        "(Seal-Tools). The default engine (auto) is tuned-agent for tool-calls (the shipped "
-        "tools and agent adapters) and tuned for the others.",
+        "(Seal-Tools). The default engine (auto) is tuned-agent for tool-calls (the papers' "
+        "and agent adapters, which answer after results where the general one still calls "
+        "again) and tuned-papers (the papers' formats) for the others.",
     )
     p.add_argument("query")
     p.add_argument("--agent", choices=AGENT_NAMES, default="tool-calls")

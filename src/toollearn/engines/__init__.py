@@ -11,9 +11,11 @@
   "hf:/dir@/adapter1+/adapter2" | "hf:/dir@/run/dir#planner"  PEFT adapters, as for llama
   "openai:http://host:port/v1#model"                     any OpenAI-compatible server
   "scripted"                    a ScriptedEngine (options: responses=[...])
-  "tuned" | "base"              the embedded model with / without the shipped tools-135m
+  "tuned" | "base"              the embedded model with / without the shipped general-135m
                                 adapter, which "tuned" merges into the weights (llama_merge;
                                 "tuned@/more.gguf" adds a runtime LoRA; toollearn.models)
+  "tuned-papers"                the embedded model with the papers' adapter (tools-135m) merged
+                                (the papers' runners' default)
   "tuned-apps"                  the embedded model with the shipped apps-135m adapter merged
                                 (the app benchmarks' default; "tuned:<its path>")
   "tuned:/a.gguf[+/b.gguf]"     the embedded model with these GGUF LoRAs merged instead

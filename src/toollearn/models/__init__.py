@@ -1,31 +1,34 @@
 """The tuned adapters that ship with toollearn, and the engine names `base`, `tuned`,
 `tuned-papers`, `tuned-apps` and `tuned-agent`.
 
-`tuned-papers` merges the adapter trained on the papers' formats (DEER's released format,
-Seal-Tools' prompt, alpha-UMi's steps, the general format: today tools-135m, the same as
-`tuned`); the papers' runners and agents (`eval deer`, `eval seal-tools`, `eval stepwise`,
-`eval episodes`, `run --agent deer|multi-role|react|multi-call`, `call --answer-format
-seal-tools`) load it by default. Each adapter's training record names how its prompts list
-tools (`spec_docs`), so every command prompts a model as it was trained.
-
-`tools-135m.gguf` is a LoRA adapter (GGUF, f16) for the embedded SmolLM2-135M-Instruct,
-trained by `toollearn train --config recipes/tools-135m-v3.yaml` on a 2-core CPU; `train.json`
-beside it records the data hashes, settings and versions, and NOTICE the data sources. The
-engine spec `tuned` is the embedded model with this adapter merged into its weights (the
-default of every command but `toollearn run`'s general agent; `engines.llama_merge`), `base`
-the plain embedded model; either may name runtime adapters after `@`. `llama@<TUNED_ADAPTER>`
-applies the same adapter at run time (same outputs up to rounding, slower decoding).
+`general-135m.gguf` is the package's default adapter, a LoRA adapter (GGUF, f16) for the
+embedded SmolLM2-135M-Instruct trained on the general tool-calling format only (`datagen
+general`: one call, one tool among many, several calls, dependent calls, declines, small talk,
+plain chat, answers after tool results, value formats), by `toollearn train --config
+recipes/general-135m.yaml` on a 2-core CPU; `general-135m.train.json` beside it records the
+data hashes, settings and versions (its prompts list tools compactly: `spec_docs`), NOTICE the
+data sources. The engine spec `tuned` is the embedded model with it merged into the weights
+(the default of `serve`, `call`, `mcp`, `tune` and the Python API; `engines.llama_merge`),
+`base` the plain embedded model; either may name runtime adapters after `@`.
+`llama@<TUNED_ADAPTER>` applies the same adapter at run time (same outputs up to rounding).
+`tools-135m.gguf` carries the papers' formats (DEER's released format, Seal-Tools' prompt,
+alpha-UMi's steps; `recipes/tools-135m-v3.yaml`, `tools-135m.train.json`): the engine spec
+`tuned-papers` merges it, and the papers' runners and agents (`eval deer`, `eval seal-tools`,
+`eval stepwise`, `eval episodes`, `run --agent deer|multi-role|react|multi-call`, `call
+--answer-format seal-tools`) load it by default. Each adapter's training record names how its
+prompts list tools (`spec_docs`), so every command prompts a model as it was trained.
 `apps-135m.gguf` is a second adapter, trained only on the Home Search and Trip Booking programs
 (`toollearn train --config recipes/apps-135m-v5.yaml`; `apps-135m.train.json`): the engine spec
 `tuned-apps` merges it instead, and it is the default of the app benchmarks (`toollearn eval
 home-search|trip-booking|apps-table`), where the single tools adapter writes few programs
 that run.
-`agent-135m.gguf` is a third adapter, trained on top of tools-135m for the general agent that
-`toollearn run` starts (`toollearn train --config recipes/tools-135m-agent-r4-all.yaml`;
-`agent-135m.train.json`) on the alpha-UMi training trajectories in the general call format,
-each trajectory one row with the loss on every model turn, so that the agent chains calls on
-the results and then replies instead of calling again. The engine spec `tuned-agent` stacks
-it on tools-135m, merged; it is `toollearn run`'s default for its default agent (tool-calls).
+`agent-135m.gguf` is a third adapter, trained on top of tools-135m for a multi-step agent
+(`toollearn train --config recipes/tools-135m-agent-r4-all.yaml`; `agent-135m.train.json`) on
+the alpha-UMi training trajectories in the general call format, each trajectory one row with
+the loss on every model turn, so that the agent chains calls on the results and then replies
+instead of calling again. The engine spec `tuned-agent` stacks
+it on tools-135m, merged; `toollearn run`'s tool-calls agent keeps it by default (the general
+adapter still calls again after a result where it answers).
 `deer-gates.json` holds the gate that makes DEER's Call/NoCall decision by default
 (`DecisionAgent.gated`: the query's similarity to the pool under the embedded MiniLM with the
 LoRA adapter `deer-call-gate/`, trained on DEER's training branches for ranking and for the
@@ -44,8 +47,8 @@ from typing import Any
 from toollearn.core.errors import EngineError
 
 HERE = Path(__file__).resolve().parent
-TUNED_ADAPTER = HERE / "tools-135m.gguf"
-TUNED_INFO = HERE / "tools-135m.train.json"
+TUNED_ADAPTER = HERE / "general-135m.gguf"  # the general format: the package default
+TUNED_INFO = HERE / "general-135m.train.json"
 DEFAULT_ENGINE = "tuned"
 PAPERS_ADAPTER = HERE / "tools-135m.gguf"  # the papers' formats (DEER, Seal-Tools, alpha-UMi)
 PAPERS_INFO = HERE / "tools-135m.train.json"
@@ -81,7 +84,7 @@ def tuned_adapter(kind: str = "tools") -> Path:
 
 def tuned_stack(adapters: str = "") -> list[Path]:
     """The GGUF LoRAs a `tuned[:a.gguf+b.gguf]` spec merges into the embedded model: the named
-    ones ("+"-separated), else the shipped tools adapter."""
+    ones ("+"-separated), else the shipped general adapter."""
     return [Path(p) for p in adapters.split("+") if p] or [tuned_adapter()]
 
 
@@ -94,7 +97,7 @@ def tuned_info(kind: str = "tools") -> dict[str, Any]:
 
 def resolve_alias(spec: str) -> str:
     """'base[@A]' -> 'llama[@A]', 'tuned-apps[@A]' -> 'tuned:<apps adapter>[@A]',
-    'tuned-agent[@A]' -> 'tuned:<tools adapter>+<agent adapter>[@A]'; other specs
+    'tuned-agent[@A]' -> 'tuned:<papers adapter>+<agent adapter>[@A]'; other specs
     (`tuned[@A]` included) unchanged. 'tuned' stays a kind of its own: the engine merges the
     shipped adapter into the weights (checked here, so a missing adapter fails before anything
     loads)."""

@@ -33,7 +33,7 @@ def cpu_has_bf16() -> bool:
 
 def base_model_path(model: str) -> Path:
     """The model to train: the embedded GGUF, a GGUF file or a Hugging Face folder; `tuned`
-    (or `tuned:/a.gguf[+/b.gguf]`) the embedded model with the shipped tools-135m adapter (or
+    (or `tuned:/a.gguf[+/b.gguf]`) the embedded model with the shipped general adapter (or
     these GGUF LoRAs) merged into its weights, as the `tuned` engine serves it, so a second
     adapter trains on top of the first and is served stacked (`tuned:/first.gguf+/new.gguf`)."""
     from toollearn.engines.llama import embedded_model_path
