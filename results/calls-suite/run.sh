@@ -24,6 +24,7 @@ sharded() {  # NAME ARGS...: two shards side by side, then merged into NAME
   wait "$first"
   "$TL" runs merge "$R/$name.shard1" "$R/$name.shard2" --out "$R/$name"
   rm -r "$R/$name.shard1" "$R/$name.shard2"
+  run "$name" "$@"  # nothing left to predict: scores the merged run (scores.json)
 }
 names=("$@")
 [ ${#names[@]} -gt 0 ] || names=(base tools-135m tools-135m-gate tuned-agent general general-gate
