@@ -60,7 +60,7 @@ def test_toollearn_run_calls_the_mcp_servers_tools(server_cmd, capsys):
     first = next(s for s in trace["steps"] if s["kind"] == "observation")
     assert first["observation"] is not None or first["error"]  # executed by the server
     # the default engine (tuned-agent) replies after the server's result instead of calling
-    # again (what the reply says of a two-field result is measured, not asserted: docs/guide.md, MCP)
+    # again (what the reply says of a two-field result is measured, not asserted: docs/guide.md)
     assert trace["meta"]["outcome"] == "answered" and len(calls) == 1
 
 
