@@ -48,6 +48,12 @@ for name in "${names[@]}"; do
       --reuse "$R/dev-general" ;;
     dev-general-plan) run "$name" --model tuned --split dev --quick --plan due \
       --reuse "$R/dev-general" ;;
+    dev-general-gate-plan) run "$name" --model tuned --split dev --quick --call-gate --plan due \
+      --reuse "$R/dev-general" ;;
+    dev-general-gate-nosure) run "$name" --model tuned --split dev --quick --call-gate \
+      --no-sure-call --reuse "$R/dev-general" ;;
+    dev-tuned-agent-gate-plan) run "$name" --model tuned-agent --split dev --quick --call-gate \
+      --plan due --reuse "$R/dev-tuned-agent" ;;
     *) echo "unknown run $name" >&2; exit 2 ;;
   esac
 done

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # The general suite through `toollearn serve` and the official openai client (`eval calls --url`):
 # the base model, the papers' adapter (tools-135m, `tuned` before the general one) and the
-# shipped general `tuned`, one core each, the same items as run.sh.
-# Usage: bash results/calls-suite/served.sh [base|tools-135m|general ...] [-- EXTRA eval calls FLAGS]
+# shipped general `tuned`, each alone (`--preset plain`), and the server as it starts by
+# default (`default`: the default preset, the general adapter behind the call gate), one core
+# each, the same items as run.sh.
+# Usage: bash results/calls-suite/served.sh [base|tools-135m|general|default ...] [-- EXTRA eval calls FLAGS]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 TL=${TL:-.venv/bin/toollearn}
@@ -14,12 +16,13 @@ done
 [ ${#names[@]} -gt 0 ] || names=(base tools-135m general)
 for name in "${names[@]}"; do
   case $name in
-    base) port=8171 model=base ;;
-    tools-135m) port=8172 model=tuned-papers ;;
-    general) port=8173 model=tuned ;;
+    base) port=8171 model=base preset=plain ;;
+    tools-135m) port=8172 model=tuned-papers preset=plain ;;
+    general) port=8173 model=tuned preset=plain ;;
+    default) port=8174 model=tuned preset=default ;;
     *) echo "unknown run $name" >&2; exit 2 ;;
   esac
-  "$TL" serve --model "$model" --threads 1 --port "$port" --timeout 600 > "/tmp/serve-$name.log" 2>&1 &
+  "$TL" serve --model "$model" --preset "$preset" --threads 1 --port "$port" --timeout 600 > "/tmp/serve-$name.log" 2>&1 &
   server=$!
   trap 'kill $server 2>/dev/null || true' EXIT
   for _ in $(seq 300); do

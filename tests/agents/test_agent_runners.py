@@ -106,67 +106,52 @@ def test_stepwise_cli_on_demo_file(tmp_path, capsys):
 @pytest.mark.parametrize("agent", ["tool-calls", "multi-role", "react", "deer", "multi-call"])
 def test_run_cli_prints_a_trace(agent, capsys):
     # the bare scripted engine has no answers: every agent records an engine error and ends
-    assert main(["run", "What is 2 + 2?", "--engine", "scripted", "--agent", agent]) == 0
+    argv = ["run", "What is 2 + 2?", "--engine", "scripted", "--agent", agent, "--preset", "plain"]
+    assert main(argv) == 0
     out = capsys.readouterr().out
     assert out.startswith("query: What is 2 + 2?") and "engine_error" in out and "outcome:" in out
     assert main(["run", "x", "--engine", "scripted", "--only", "add,nope"]) == 2
 
 
-def test_run_cli_passes_ask_again_on_repeat_to_the_general_agent(capsys):
-    argv = ["run", "What is 2 + 2?", "--engine", "scripted", "--no-gates", "--json"]
-    for extra, on in (([], None), (["--ask-again-on-repeat"], True)):
-        assert main([*argv, *extra]) == 0
-        assert json.loads(capsys.readouterr().out)["meta"].get("ask_again_on_repeat") is on
+def test_run_cli_takes_its_policy_from_the_preset(capsys):
+    """The real planner and gate (the embedded MiniLM) before a scripted engine."""
+    from toollearn.policy import preset
 
-
-def test_run_cli_follows_the_call_plan_by_default(capsys):
-    """The real planner (the embedded MiniLM) before a scripted engine: one call a turn."""
     argv = ["run", "Convert 25 Celsius to Fahrenheit, then divide 10 by 2.", "--engine",
-            "scripted", "--only", "convert_temperature,divide", "--no-gates", "--json"]  # fmt: skip
-    for extra, mode in (([], "due"), (["--plan", "order"], "order")):
-        assert main([*argv, *extra]) == 0
+            "scripted", "--only", "convert_temperature,divide", "--json"]  # fmt: skip
+    for name in ("default", "plain", "agent"):
+        policy = preset(name)
+        assert main([*argv, "--preset", name]) == 0
         trace = json.loads(capsys.readouterr().out)
-        plan = trace["steps"][0]
-        assert plan["role"] == "planner"
-        assert plan["data"]["plan"] == ["convert_temperature", "divide"]
-        assert trace["meta"]["plan"] == mode and trace["meta"]["planner"] == "clauses"
-        assert trace["meta"]["distinct_margin"] == 0.06  # the planner's defaults
-        assert trace["meta"]["unfit_gap"] == 0.15
-    assert main([*argv, "--plan-margin", "-1", "--plan-unfit-gap", "-1"]) == 0  # off
-    trace = json.loads(capsys.readouterr().out)
-    assert trace["meta"]["plan"] == "due" and "distinct_margin" not in trace["meta"]
-    assert "unfit_gap" not in trace["meta"]
-    assert main([*argv, "--plan", "none"]) == 0
-    trace = json.loads(capsys.readouterr().out)
-    assert "plan" not in trace["meta"] and all(s["role"] != "planner" for s in trace["steps"])
+        roles = [s["role"] for s in trace["steps"]]
+        assert ("gate" in roles) == policy.call_gate
+        assert ("planner" in roles) == bool(policy.plan)
+        assert trace["meta"].get("plan") == policy.plan
+        assert ("sure_call_threshold" in trace["meta"]) == policy.sure_call
+        if policy.plan:
+            plan = next(s for s in trace["steps"] if s["role"] == "planner")
+            assert plan["data"]["plan"] == ["convert_temperature", "divide"]
+            assert trace["meta"]["distinct_margin"] == 0.06  # the planner's defaults
 
 
-def test_run_cli_the_gate_is_sure_unless_told_not_to_be(capsys):
+def test_run_cli_the_gate_is_sure_of_a_fitting_tool(capsys):
     """The shipped gate (the real MiniLM) before a scripted engine: sure of the converter."""
     argv = ["run", "Convert 25 Celsius to Fahrenheit.", "--engine", "scripted",
             "--only", "convert_temperature,divide", "--json"]  # fmt: skip
-    for extra, verdict in (([], "sure call"), (["--no-sure-call"], "call")):
-        assert main([*argv, *extra]) == 0
-        gate = json.loads(capsys.readouterr().out)["steps"][0]
-        assert (gate["role"], gate["content"]) == ("gate", verdict)
-        assert ("sure_call_threshold" in gate["data"]) == (not extra)
+    assert main(argv) == 0
+    gate = json.loads(capsys.readouterr().out)["steps"][0]
+    assert (gate["role"], gate["content"]) == ("gate", "sure call")
+    assert "sure_call_threshold" in gate["data"]
 
 
-def test_run_defaults_to_the_agent_adapter_for_the_general_agent_only():
+def test_run_uses_the_presets_model_for_the_general_agent_only():
     from toollearn.cli.run import default_engine
+    from toollearn.policy import preset
 
-    assert default_engine("tool-calls") == "tuned-agent"  # results fed back: the agent adapter
+    assert default_engine("tool-calls") == preset().engine == "tuned"  # call, run, serve alike
+    assert default_engine("tool-calls", "agent") == "tuned-agent"
     for agent in ("multi-role", "react", "deer", "multi-call"):
         assert default_engine(agent) == "tuned-papers"  # the papers' formats
-
-
-def test_run_cli_deer_with_the_shipped_search_classifier(capsys):
-    # the classifier decides Search before any engine call; the trace keeps its margin
-    argv = ["run", "What is 2 + 2?", "--engine", "scripted", "--agent", "deer", "--search-gate"]
-    assert main([*argv, "--json"]) == 0
-    trace = json.loads(capsys.readouterr().out)
-    decision = next(s for s in trace["steps"] if s["kind"] == "decision")
-    assert "nosearch_margin" in decision["data"] and trace["meta"]["search_gate"] == "classifier"
 
 
 def test_deer_cli_names_a_gate_tool_without_a_similarity_gate(tmp_path, capsys):

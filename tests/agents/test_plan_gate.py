@@ -192,10 +192,11 @@ def test_episodes_cli_takes_the_plan_gate_for_the_multi_role_agent_only(tmp_path
               "--plan-gate", "plan", "--out", str(tmp_path / "x")])  # fmt: skip
 
 
-def test_run_cli_builds_the_multi_role_agent_with_the_gate(capsys):
-    argv = ["run", "First, add 2 and 3. Then multiply 4 by 5.", "--engine", "scripted",
-            "--agent", "multi-role", "--plan-gate", "plan", "--json"]  # fmt: skip
+def test_episodes_cli_builds_the_multi_role_agent_with_the_gate(tmp_path):
+    out = tmp_path / "ep"
+    argv = ["eval", "episodes", "--engine", "scripted", "--plan-gate", "plan", "--limit", "1",
+            "--out", str(out)]  # fmt: skip
     assert main(argv) == 0
-    trace = json.loads(capsys.readouterr().out)
+    trace = json.loads((out / "predictions.jsonl").open().readline())["trace"]
     assert trace["meta"]["plan_gate"] == "plan" and trace["meta"]["unfit_gap"] == 0.15
-    assert trace["steps"][0]["data"]["plan"] == ["add", "multiply"]  # the demo tools
+    assert trace["steps"][0]["data"]["plan"]  # the episode's tools, planned first

@@ -50,7 +50,7 @@ def test_call_declines_through_the_shipped_gate_unless_told_not_to(tmp_path, cap
     assert main(argv) == 0
     out, err = capsys.readouterr()
     assert out.startswith("[]") and "the call gate declines" in err and "# no call" in err
-    assert main([*argv, "--no-gate"]) == 0
+    assert main([*argv, "--preset", "plain"]) == 0
     assert "the call gate" not in capsys.readouterr().err  # the model alone decides
 
 
@@ -66,77 +66,31 @@ def test_call_must_call_where_the_gate_is_sure_a_tool_fits(capsys):
     out, err = capsys.readouterr()
     assert "the call gate is sure a listed tool fits (closest book_table" in err
     assert parse(out).calls  # the no-call answer was not on offer
-    assert main([*argv, "--no-sure-call"]) == 0
-    assert "the call gate" not in capsys.readouterr().err  # it passed; the model decided
 
 
-def test_call_in_the_seal_tools_format(tmp_path, capsys):
-    path = tmp_path / "tools.json"
-    path.write_text(json.dumps(TOOLS))
-    argv = ["call", "Weather in Oslo?", "--tools", str(path), "--threads", "1",
-            "--answer-format", "seal-tools"]  # fmt: skip
-    assert main(argv) == 0
-    out = json.loads(capsys.readouterr().out)
-    assert out[0]["api"] == "getWeather" and isinstance(out[0]["parameters"]["city"], str)
-
-
-def test_call_seal_tools_with_copied_strings(tmp_path, capsys):
-    path = tmp_path / "tools.json"
-    path.write_text(json.dumps(TOOLS))
-    query = "What is the weather like in Oslo today?"
-    argv = ["call", query, "--tools", str(path), "--threads", "1",
-            "--answer-format", "seal-tools", "--copy-strings", "--distinct-tools"]  # fmt: skip
-    assert main(argv) == 0
-    out = json.loads(capsys.readouterr().out)
-    assert len(out) == 1 and out[0]["api"] == "getWeather"  # one call: the tool is distinct
-    city = out[0]["parameters"]["city"]
-    assert city and city in query  # a span of the query, nothing invented
-
-
-def test_call_seal_tools_with_the_tool_filter(tmp_path, capsys):
+def test_call_with_the_seal_tools_preset(tmp_path, capsys):
+    """The Seal-Tools pipeline chosen on its dev split: the paper's prompt and call list, the
+    candidates pruned, strings copied from the query, each tool once, the repairs after."""
     stock = {"type": "function", "function": {
         "name": "getStockPrice", "description": "Current price of a company's stock",
         "parameters": {"type": "object", "properties": {"ticker": {"type": "string"}},
                        "required": ["ticker"]}}}  # fmt: skip
     path = tmp_path / "tools.json"
     path.write_text(json.dumps([*TOOLS, stock]))
-    argv = ["call", "What is the weather like in Oslo today?", "--tools", str(path),
-            "--threads", "1", "--answer-format", "seal-tools", "--tool-filter", "0.02"]  # fmt: skip
+    query = "What is the weather like in Oslo today?"
+    argv = ["call", query, "--tools", str(path), "--threads", "1", "--preset", "seal-tools"]
     assert main(argv) == 0
-    out = json.loads(capsys.readouterr().out)
-    assert {c["api"] for c in out} == {"getWeather"}  # a stock call, if any, was dropped
-    assert main(["call", "Weather?", "--tools", str(path), "--tool-filter", "0.02"]) == 2
-    assert "--tool-filter only apply to --answer-format seal-tools" in capsys.readouterr().err
-    assert main([*argv, "--foreign-values", "all", "--iso-dates"]) == 0
-    out = json.loads(capsys.readouterr().out)
-    assert {c["api"] for c in out} == {"getWeather"}
-    assert main(["call", "Weather?", "--tools", str(path), "--foreign-values", "all"]) == 2
-    pruned = [*argv[:-2], "--prune-candidates", "0", "--distinct-tools"]
-    assert main(pruned) == 0
     captured = capsys.readouterr()
-    assert [c["api"] for c in json.loads(captured.out)] == ["getWeather"]
-    assert "# not offered: getStockPrice" in captured.err
-    best = [*pruned, "--copy-strings", "--stated-optional", "--foreign-values", "all",
-            "--whole-words", "--refill", "required", "--generic-values", "--missing-calls",
-            "--iso-dates"]  # fmt: skip
-    assert main(best) == 0
-    assert [c["api"] for c in json.loads(capsys.readouterr().out)] == ["getWeather"]
-    assert main([*argv, "--refill"]) == 2
-    assert "--refill needs --foreign-values or --whole-words" in capsys.readouterr().err
+    out = json.loads(captured.out)
+    assert [c["api"] for c in out] == ["getWeather"]  # one call: the tool is distinct
+    city = out[0]["parameters"]["city"]
+    assert city and city in query  # a span of the query, nothing invented
+    assert "# not offered: getStockPrice" in captured.err  # pruned before generation
 
 
-def test_call_refuses_seal_options_outside_the_seal_format(tmp_path, capsys):
-    path = tmp_path / "tools.json"
-    path.write_text(json.dumps(TOOLS))
-    assert main(["call", "Weather?", "--tools", str(path), "--copy-strings"]) == 2
-    assert "--copy-strings only apply to the constrained seal-tools" in capsys.readouterr().err
-    argv = ["call", "Weather?", "--tools", str(path), "--answer-format", "seal-tools",
-            "--free", "--distinct-tools"]  # fmt: skip
-    assert main(argv) == 2
-    argv = ["call", "Weather?", "--tools", str(path), "--answer-format", "seal-tools",
-            "--stated-optional"]  # fmt: skip
-    assert main(argv) == 2
-    assert "--stated-optional needs --copy-strings" in capsys.readouterr().err
+def test_the_general_commands_refuse_the_seal_tools_preset(capsys):
+    assert main(["run", "Weather?", "--engine", "scripted", "--preset", "seal-tools"]) == 1
+    assert "answers in the seal-tools format" in capsys.readouterr().err
 
 
 def test_demo_shows_base_and_tuned_with_both_scorers(capsys):

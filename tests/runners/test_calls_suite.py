@@ -215,11 +215,10 @@ def _tool(name, prop):
 
 def test_the_call_plan_narrows_each_turn_as_run_does():
     from toollearn.agents.clause_plan import Plan
-    from toollearn.evaluation.runners.calls import plan_turn
-    from toollearn.serve.chat import parse_tools
+    from toollearn.serve.app import ServerConfig, Worker
+    from toollearn.serve.chat import parse_request
 
     raw = [_tool("get_weather", "city"), _tool("convert", "amount"), _tool("translate", "text")]
-    tools = parse_tools(raw)
 
     class Planner:  # the plan a sentence encoder would read off the query
         def __init__(self, plan):
@@ -228,29 +227,32 @@ def test_the_call_plan_narrows_each_turn_as_run_does():
         def plan(self, query, shown):
             return self.made
 
+    def plan_turn(body, mode, planner, decision=None):
+        worker = Worker(ScriptedEngine([]), ServerConfig(plan=(mode, planner), batch=False))
+        return worker.plan_turn(parse_request(body, "toollearn", 256), decision)
+
     two = Planner(Plan(["get_weather", "convert"]))
     first = [{"role": "user", "content": "Weather in Oslo, then convert 5 USD to EUR."}]
-    offered, _ = plan_turn({"messages": first, "tools": raw}, tools, "due", two)
+    offered, _ = plan_turn({"messages": first, "tools": raw}, "due", two)
     assert [t.name for t in offered] == ["get_weather"]
-    offered, _ = plan_turn({"messages": first, "tools": raw}, tools, "order", two)
+    offered, _ = plan_turn({"messages": first, "tools": raw}, "order", two)
     assert [t.name for t in offered] == ["get_weather", "translate"]  # no later step first
+    assert plan_turn({"messages": first, "tools": raw}, "due", two, "no call") is None  # gate
     call = {"id": "c1", "type": "function",
             "function": {"name": "get_weather", "arguments": '{"city": "Oslo"}'}}  # fmt: skip
     after = [*first, {"role": "assistant", "content": None, "tool_calls": [call]},
              {"role": "tool", "tool_call_id": "c1", "content": "4 C"}]  # fmt: skip
-    offered, _ = plan_turn({"messages": after, "tools": raw}, tools, "due", two)
+    offered, _ = plan_turn({"messages": after, "tools": raw}, "due", two)
     assert [t.name for t in offered] == ["convert"]  # the next request's tool is due
     one = Planner(Plan(["get_weather"]))
-    assert plan_turn({"messages": after, "tools": raw}, tools, "due", one) is None  # free again
+    assert plan_turn({"messages": after, "tools": raw}, "due", one) is None  # free again
     unfit = Planner(Plan(["get_weather"], unfit="then book a flight"))
-    assert plan_turn({"messages": after, "tools": raw}, tools, "due", unfit)[0] == []  # reply
+    assert plan_turn({"messages": after, "tools": raw}, "due", unfit)[0] == []  # reply
     required = {"messages": first, "tools": raw, "tool_choice": "required"}
-    assert plan_turn(required, tools, "due", two) is None  # only where the model may choose
+    assert plan_turn(required, "due", two) is None  # only where the model may choose
     # in process: the narrowed turn is answered anew and recorded with what it could call
     engine = ScriptedEngine(['[{"name": "get_weather", "arguments": {"city": "Oslo"}}]'])
     answer = in_process(engine, plan=("due", two))
     message, record = answer({"messages": first, "tools": raw})
     assert record["plan"] == ["get_weather"]
     assert message["tool_calls"][0]["function"]["name"] == "get_weather"
-    with pytest.raises(ValueError, match="without a gate"):
-        in_process(engine, gate={"call_gate": object(), "call_threshold": 0.0}, plan=("due", two))

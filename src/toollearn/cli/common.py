@@ -15,11 +15,14 @@ ENGINE_HELP = (
 
 
 def add_engine_args(
-    p: argparse.ArgumentParser, model_flag: bool = True, default: str | None = None
+    p: argparse.ArgumentParser,
+    model_flag: bool = True,
+    default: str | None = None,
+    llama_knobs: bool = True,
 ) -> None:
     """--engine (and its shorthand --model base|tuned|tuned-apps|tuned-agent), --threads, and
-    llama.cpp's --weights, --prefill-weights and --flash-attn. `default`: the engine when none
-    is named (the shipped general adapter unless a command says otherwise)."""
+    (`llama_knobs`) llama.cpp's --weights, --prefill-weights and --flash-attn. `default`: the
+    engine when none is named (the shipped general adapter unless a command says otherwise)."""
     from toollearn.models import AGENT_ENGINE, APPS_ENGINE, DEFAULT_ENGINE, PAPERS_ENGINE
 
     default = default or DEFAULT_ENGINE
@@ -39,6 +42,8 @@ def add_engine_args(
         help="llama.cpp threads (default: the CPUs available; for batch jobs, 1 thread per "
         "process and one --shard per core is faster)",
     )
+    if not llama_knobs:
+        return
     p.add_argument(
         "--weights",
         default=None,
@@ -58,6 +63,27 @@ def add_engine_args(
         default=None,
         help="llama.cpp flash attention (default off)",
     )
+
+
+def add_preset_arg(p: argparse.ArgumentParser) -> None:
+    """--preset: the policy (`toollearn.policy`) that `call`, `run` and `serve` share."""
+    from toollearn.policy import DEFAULT_PRESET, PRESETS, preset_help
+
+    p.add_argument("--preset", choices=tuple(PRESETS), default=DEFAULT_PRESET,
+                   help=f"the policy: model, gates, plan, repairs (default {DEFAULT_PRESET}; "
+                   f"{preset_help()}; where each was fitted: toollearn.policy)")  # fmt: skip
+
+
+def policy_from_args(args: argparse.Namespace) -> Any:
+    """The `--preset` policy, on --engine/--model where one is named (args.engine is set to
+    the model it runs)."""
+    from toollearn.policy import preset
+
+    policy = preset(args.preset)
+    if args.engine not in (None, "preset"):
+        policy = policy.with_engine(args.engine)
+    args.engine = policy.engine
+    return policy
 
 
 def llama_flags(args: argparse.Namespace) -> dict[str, Any]:

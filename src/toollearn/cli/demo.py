@@ -12,6 +12,7 @@ from typing import Any
 
 from toollearn.cli.common import (
     add_engine_args,
+    add_preset_arg,
     add_sampling_args,
     llama_flags,
     load_engine_from_args,
@@ -48,106 +49,18 @@ def register(subparsers: Any) -> None:
         help="answer one query with calls to your tools",
         description="One query against a tool file: the model answers in the general call "
         "format (a JSON list of calls, or [] and a plain-text reply), constrained to the "
-        "listed tools and their argument types; --answer-format seal-tools uses the "
-        "Seal-Tools paper's prompt and call list instead. Nothing is executed (see `run`).",
+        "listed tools and their argument types, under the default policy (the tuned model "
+        "behind the call gate; --preset picks another). Nothing is executed (see `run`).",
     )
     c.add_argument("query")
     c.add_argument("--tools", required=True, help="tool file (JSON or JSONL; '-' = stdin)")
     c.add_argument("--tools-format", default="auto",
                    help="format of --tools (default auto: told from the records; openai, "
                    "seal-tools, python, toolbench, tooldeer, toollearn, ...)")  # fmt: skip
-    c.add_argument("--answer-format", choices=("tool-calls", "seal-tools"), default="tool-calls")
-    add_engine_args(c, default="auto")  # auto: the papers' adapter for seal-tools (run_call)
+    add_preset_arg(c)
+    add_engine_args(c, default="preset")  # preset: the preset's own model
     add_sampling_args(c)
     c.add_argument("--free", action="store_true", help="no constraint")
-    c.add_argument("--no-gate", action="store_true",
-                   help="general format: the model alone decides whether to call (default: "
-                   "the shipped DEER call gate declines first when no listed tool is close "
-                   "enough to the query; docs/results/tuned.md, \"A call gate for any "
-                   "tools\")")  # fmt: skip
-    c.add_argument("--no-sure-call", action="store_true",
-                   help="general format: the call gate only declines (default: where it is "
-                   "sure a listed tool fits, at or below its sure-call threshold, the answer "
-                   "must call)")  # fmt: skip
-    c.add_argument("--allow-empty", action="store_true",
-                   help="seal-tools format: admit [] (no call); the general format always "
-                   "may decline")  # fmt: skip
-    c.add_argument(
-        "--copy-strings",
-        action="store_true",
-        help="seal-tools format, constrained: string-typed values are spans of the "
-        "query (or nested references); +1.8 Param F1 on the Seal-Tools test set",
-    )
-    c.add_argument(
-        "--distinct-tools",
-        action="store_true",
-        help="seal-tools format, constrained: each tool at most once per list",
-    )
-    c.add_argument(
-        "--stated-optional",
-        action="store_true",
-        help="with --copy-strings: optional parameters only with values the query states",
-    )
-    c.add_argument(
-        "--tool-filter",
-        type=float,
-        default=None,
-        metavar="MARGIN",
-        help="seal-tools format: drop the calls to tools more than MARGIN (cosine) behind the "
-        "closest tool of every clause of the query (embedded MiniLM; margin 0, chosen on dev, "
-        "adds 7.7 Tool F1 points on the Seal-Tools test set: docs/results/tuned.md)",
-    )
-    c.add_argument(
-        "--prune-candidates",
-        type=float,
-        default=None,
-        metavar="MARGIN",
-        help="seal-tools format: offer the model only the tools at most MARGIN (cosine) behind "
-        "the closest tool of some clause of the query (embedded MiniLM); with --distinct-tools, "
-        "--foreign-values all, --whole-words, --refill and --iso-dates the best Seal-Tools "
-        "setting on dev (docs/results/tuned.md)",
-    )
-    c.add_argument(
-        "--iso-dates",
-        action="store_true",
-        help="seal-tools format: write an argument that is a date in words with a year as "
-        "YYYY-MM-DD (as the Seal-Tools answers do)",
-    )
-    c.add_argument(
-        "--foreign-values",
-        choices=("optional", "all"),
-        default=None,
-        help="seal-tools format: drop an argument (of an optional parameter, or of any) whose "
-        "value the query states only in other tools' clauses (embedded MiniLM)",
-    )
-    c.add_argument(
-        "--whole-words",
-        action="store_true",
-        help="seal-tools format: drop a string argument copied from the query that starts or "
-        "ends inside a word",
-    )
-    c.add_argument(
-        "--refill",
-        nargs="?",
-        const="dropped",
-        choices=("dropped", "required"),
-        default=None,
-        help="seal-tools format, with --foreign-values or --whole-words: ask the model again, "
-        "with only the call's tool and its own clauses, for the required arguments they dropped "
-        "(dropped, the default) or for every required argument of a multi-call answer (required)",
-    )
-    c.add_argument(
-        "--generic-values",
-        action="store_true",
-        help="seal-tools format: drop a string argument that only repeats its parameter's name "
-        "(building_id = 'building'), or in a later call put the previous call's response there",
-    )
-    c.add_argument(
-        "--missing-calls",
-        action="store_true",
-        help="seal-tools format: ask the model again, with only that tool and its own clauses, "
-        "for a call to each tool that some clause points at first and no call uses",
-    )
     c.add_argument("--max-tokens", type=int, default=320)
     c.set_defaults(func=run_call)
 
@@ -266,13 +179,13 @@ def apps_demo(args: argparse.Namespace, engines: dict[str, Any]) -> None:
 
 
 def user_tools_demo(engine: Any) -> None:
-    """The general tool-calling agent on the demo's real @tool functions, behind the shipped
-    call gate and following the query's call plan (as `toollearn run`)."""
-    from toollearn.agents import ToolCallsAgent
+    """The general tool-calling agent on the demo's real @tool functions under the default
+    policy (as `toollearn run`)."""
     from toollearn.agents.show import format_trace
     from toollearn.envs.demo import demo_env
+    from toollearn.policy import preset
 
-    agent = ToolCallsAgent.gated(engine, demo_env(), max_steps=6, plan="due")  # as `run`
+    agent = preset().agent(demo_env(), engine)  # as `run`
     for query in USER_TOOL_QUERIES:
         print(format_trace(agent.run(query)), end="\n\n")
 
@@ -295,56 +208,18 @@ def _shown(text: str) -> str:
 
 
 def run_call(args: argparse.Namespace) -> int:
-    """One query in the chosen answer format: the model's text, then its calls (stderr)."""
-    from toollearn.cli.common import sampling_from_args
+    """One query under the chosen preset: the model's text, then its calls (stderr)."""
+    from toollearn.cli.common import policy_from_args, sampling_from_args
+    from toollearn.formats.answers import tool_calls
     from toollearn.formats.convert import read_tools
 
-    seal_only = [
-        f"--{n}"
-        for n in ("copy-strings", "distinct-tools", "stated-optional")
-        if getattr(args, n.replace("-", "_"))
-    ]
-    post = [n for n, v in (("--prune-candidates", args.prune_candidates is not None),
-                           ("--tool-filter", args.tool_filter is not None),
-                           ("--foreign-values", args.foreign_values),
-                           ("--whole-words", args.whole_words), ("--refill", args.refill),
-                           ("--generic-values", args.generic_values),
-                           ("--missing-calls", args.missing_calls),
-                           ("--iso-dates", args.iso_dates)) if v]  # fmt: skip
-    if post and args.answer_format != "seal-tools":
-        print(f"toollearn: error: {' and '.join(post)} only apply to --answer-format seal-tools",
-              file=sys.stderr)  # fmt: skip
-        return 2
-    if seal_only and (args.answer_format != "seal-tools" or args.free):
-        print(f"toollearn: error: {' and '.join(seal_only)} only apply to the constrained "
-              "seal-tools format: use --answer-format seal-tools without --free",
-              file=sys.stderr)  # fmt: skip
-        return 2
-    if args.stated_optional and not args.copy_strings:
-        print("toollearn: error: --stated-optional needs --copy-strings", file=sys.stderr)
-        return 2
-    if args.refill and not (args.foreign_values or args.whole_words):
-        print("toollearn: error: --refill needs --foreign-values or --whole-words (it asks "
-              "again for what they dropped)", file=sys.stderr)  # fmt: skip
-        return 2
-    if args.engine == "auto":  # each answer format's own adapter
-        from toollearn.models import DEFAULT_ENGINE, PAPERS_ENGINE
-
-        args.engine = PAPERS_ENGINE if args.answer_format == "seal-tools" else DEFAULT_ENGINE
+    policy = policy_from_args(args)
     tools = read_tools(args.tools, args.tools_format)
-    if args.answer_format == "seal-tools":
-        return _call_seal(args, tools)
-    from toollearn.agents import ToolCallsAgent
-    from toollearn.formats.answers import tool_calls
-
-    options = {"constrained": not args.free, "max_tokens": args.max_tokens, "execute": False,
-               "sampling": sampling_from_args(args)}  # fmt: skip
-    engine = load_engine_from_args(args)
-    if args.no_gate:
-        agent = ToolCallsAgent(engine, **options)
-    else:
-        agent = ToolCallsAgent.gated(engine, threads=args.threads,
-                                     sure_call=not args.no_sure_call, **options)  # fmt: skip
+    if policy.answer_format == "seal-tools":
+        return _call_seal(args, policy, tools)
+    options = {"constrained": not args.free, "sampling": sampling_from_args(args)}
+    agent = policy.agent(engine=load_engine_from_args(args), execute=False,
+                         threads=args.threads, max_tokens=args.max_tokens, **options)  # fmt: skip
     trace = agent.run(args.query, tools)
     gate = next((s for s in trace.steps if s.role == "gate"), None)
     note = _gate_note(gate) if gate is not None else None
@@ -381,23 +256,24 @@ def _gate_note(gate: Any) -> str | None:
     return None
 
 
-def _postprocess_seal(text: str, args: argparse.Namespace, tools: list, engine: Any) -> str:
-    """--tool-filter, --foreign-values, --whole-words, --refill, --generic-values,
-    --missing-calls and --iso-dates on a seal-tools answer (what they changed goes to stderr)."""
+def _postprocess_seal(text: str, query: str, seal: Any, tools: list, engine: Any) -> str:
+    """The Seal-Tools repairs of a preset (`policy.SealSteps`: tool filter, foreign values,
+    whole words, refill, generic values, missing calls, ISO dates) on an answer; what they
+    changed goes to stderr."""
     from toollearn.agents.tool_filter import ToolFilter, postprocess
 
-    if not (args.tool_filter is not None or args.iso_dates or args.foreign_values
-            or args.whole_words or args.generic_values or args.missing_calls):  # fmt: skip
+    if not (seal.tool_filter is not None or seal.iso_dates or seal.foreign_values
+            or seal.whole_words or seal.generic_values or seal.missing_calls):  # fmt: skip
         return text
-    clauses = (args.tool_filter is not None or args.foreign_values or args.refill
-               or args.missing_calls)  # fmt: skip
-    tool_filter = ToolFilter(args.tool_filter) if clauses else None
-    steps = postprocess(text, args.query, tools, tool_filter, args.iso_dates, args.foreign_values,
-                        whole_words=args.whole_words,
-                        refill=engine if args.refill else None,
-                        refill_scope=args.refill or "dropped",
-                        generic=args.generic_values,
-                        missing=engine if args.missing_calls else None)  # fmt: skip
+    clauses = (seal.tool_filter is not None or seal.foreign_values or seal.refill
+               or seal.missing_calls)  # fmt: skip
+    tool_filter = ToolFilter(seal.tool_filter) if clauses else None
+    steps = postprocess(text, query, tools, tool_filter, seal.iso_dates, seal.foreign_values,
+                        whole_words=seal.whole_words,
+                        refill=engine if seal.refill else None,
+                        refill_scope=seal.refill or "dropped",
+                        generic=seal.generic_values,
+                        missing=engine if seal.missing_calls else None)  # fmt: skip
     for call in steps.get("dropped_calls", []):
         print(f"# tool filter dropped a call to {call.get('api')}", file=sys.stderr)
     for drop in steps.get("dropped_values", []):
@@ -433,8 +309,9 @@ def _pruned(query: str, tools: list, margin: float) -> list:
     return kept
 
 
-def _call_seal(args: argparse.Namespace, tools: list) -> int:
-    """The Seal-Tools paper's prompt and call list over the given tools."""
+def _call_seal(args: argparse.Namespace, policy: Any, tools: list) -> int:
+    """The Seal-Tools paper's prompt and call list over the given tools, with the preset's
+    decoding options and repairs."""
     from toollearn.cli.common import sampling_from_args
     from toollearn.core.errors import FormatError
     from toollearn.decoding import seal_calls_constraint
@@ -444,13 +321,14 @@ def _call_seal(args: argparse.Namespace, tools: list) -> int:
         print(f"toollearn: error: the seal-tools format needs tools; none in {args.tools}",
               file=sys.stderr)  # fmt: skip
         return 1
-    if args.prune_candidates is not None:
-        tools = _pruned(args.query, tools, args.prune_candidates)
+    seal = policy.seal
+    if seal.prune_candidates is not None:
+        tools = _pruned(args.query, tools, seal.prune_candidates)
     prompt = seal_tools.render_messages(args.query, tools)
     constraint = None if args.free else seal_calls_constraint(
-        tools, args.allow_empty, distinct=args.distinct_tools,
-        copy_from=args.query if args.copy_strings else None,
-        stated_optional=args.stated_optional,
+        tools, seal.allow_empty, distinct=seal.distinct_tools,
+        copy_from=args.query if seal.copy_strings else None,
+        stated_optional=seal.stated_optional,
     )  # fmt: skip
     engine = load_engine_from_args(args)
     out = engine.complete(
@@ -460,7 +338,7 @@ def _call_seal(args: argparse.Namespace, tools: list) -> int:
     if out.error:
         print(f"toollearn: error: {out.error}", file=sys.stderr)
         return 1
-    text = _postprocess_seal(out.text, args, tools, engine)
+    text = _postprocess_seal(out.text, args.query, seal, tools, engine)
     print(text)
     try:
         calls = seal_tools.parse_calls(text)

@@ -44,8 +44,8 @@ def register_eval(eval_sub: Any) -> None:
     p.add_argument("--no-sure-call", action="store_true", help="with --call-gate: only decline")
     p.add_argument("--plan", choices=("due", "order"), default=None,
                    help="as `toollearn run --plan`: the query's call plan narrows each turn to "
-                   "the due tool (order: or a tool outside the plan), one call a turn; "
-                   "without --call-gate")  # fmt: skip
+                   "the due tool (order: or a tool outside the plan), one call a turn; after "
+                   "--call-gate's verdict where both are on")  # fmt: skip
     p.add_argument("--docs", choices=("json", "compact"), default=None,
                    help="how prompts list the tools (default: as the model was "
                    "trained)")  # fmt: skip
@@ -68,7 +68,6 @@ def register_eval(eval_sub: Any) -> None:
 
 
 def run_calls(args: argparse.Namespace) -> int:
-    from toollearn.core.errors import DataError
     from toollearn.engines.base import prompt_docs
     from toollearn.evaluation.calls_suite import load_suite
     from toollearn.evaluation.report import format_table
@@ -99,8 +98,6 @@ def run_calls(args: argparse.Namespace) -> int:
         docs = args.docs or prompt_docs(engine)  # as the model was trained
         plan = None
         if args.plan:
-            if gate:
-                raise DataError("--plan is measured without --call-gate")
             from toollearn.agents.clause_plan import ClausePlanner
 
             planner = ClausePlanner()

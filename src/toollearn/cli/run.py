@@ -10,13 +10,10 @@ from typing import Any
 
 from toollearn.cli.common import (
     add_engine_args,
-    add_plan_tuning_args,
-    add_role_args,
+    add_preset_arg,
     add_sampling_args,
     llama_flags,
     load_engine_spec,
-    load_engines,
-    role_specs,
     sampling_from_args,
 )
 
@@ -25,26 +22,24 @@ AGENT_NAMES = ("tool-calls", "multi-role", "react", "deer", "multi-call")
 
 def register(subparsers: Any) -> None:
     """Add the `run` command."""
-    from toollearn.agents.plan_gate import RULES as PLAN_GATE_RULES
-
     p = subparsers.add_parser(
         "run",
         help="run an agent on one query and print its Trace",
-        description="Run one agent on one query against executable tools and print the Trace "
-        "(decisions, calls, observations, errors, answer). Tools: the built-in demo tools "
-        "(default; real Python functions), a Python module's @tool functions (--module), or a "
-        "tool file whose tools are simulated from their declared responses (--tools). Agents: "
-        "tool-calls (default: the general JSON call format, several calls per turn, results "
-        "fed back, free to decline), multi-role (alpha-UMi), react, deer, multi-call "
-        "(Seal-Tools). The default engine (auto) is tuned-agent for tool-calls (the papers' "
-        "and agent adapters, which answer after results where the general one still calls "
-        "again) and tuned-papers (the papers' formats) for the others.",
+        description="Run one query against executable tools and print the Trace (decisions, "
+        "calls, observations, errors, answer). Tools: the built-in demo tools (default; real "
+        "Python functions), a Python module's @tool functions (--module), an MCP server (--mcp), "
+        "or a tool file whose tools are simulated from their declared responses (--tools). The "
+        "general agent (tool-calls: JSON call lists, results fed back, free to decline) runs "
+        "under --preset, as `call` and `serve` do; --agent names a paper's agent instead "
+        "(multi-role: alpha-UMi, react, deer, multi-call: Seal-Tools), run with the papers' "
+        "adapter and that paper's shipped settings (their knobs: `toollearn eval episodes`, "
+        "`eval deer`).",
     )
     p.add_argument("query")
     p.add_argument("--agent", choices=AGENT_NAMES, default="tool-calls")
-    add_engine_args(p, default="auto")  # auto: `default_engine`
+    add_preset_arg(p)
+    add_engine_args(p, default="preset", llama_knobs=False)  # preset: `default_engine`
     add_sampling_args(p)
-    add_role_args(p)
     src = p.add_mutually_exclusive_group()
     src.add_argument("--tools", default=None, help="a tool file (simulated execution)")
     src.add_argument("--module", default=None, help="import MODULE and use its @tool functions")
@@ -58,39 +53,8 @@ def register(subparsers: Any) -> None:
     )
     p.add_argument("--only", default=None, help="comma-separated tool names to show the agent")
     p.add_argument("--free", action="store_true", help="no grammar constraints")
-    p.add_argument("--retriever", choices=("bm25", "dense", "hybrid"), default="bm25",
-                   help="deer: how to retrieve the 5-tool pool from more tools")  # fmt: skip
-    p.add_argument("--no-gates", action="store_true",
-                   help="tool-calls: the model alone decides whether to call (default: the "
-                   "shipped DEER call gate declines first when no shown tool is close enough "
-                   "to the query); deer: the model's own branches decide Search and Call "
-                   "(default: the shipped gates decide them, the model writes the call, "
-                   "and with the tuned model the base model writes answers that need no "
-                   "tool)")  # fmt: skip
-    p.add_argument("--no-sure-call", action="store_true",
-                   help="tool-calls: the call gate only declines; the model decides whatever "
-                   "it passes (default: where the gate is sure a shown tool fits, at or below "
-                   "its sure-call threshold, the first turn must call)")  # fmt: skip
-    p.add_argument("--ask-again-on-repeat", action="store_true",
-                   help="tool-calls: a call list that repeats a call made before is generated "
-                   "again without the repeated tools (results/agent-ask-again)")  # fmt: skip
-    p.add_argument("--plan", choices=("due", "order", "none"), default="due",
-                   help="tool-calls: the call plan read off the query's requests "
-                   "(agents.clause_plan) it follows, one call a turn while planned tools are "
-                   "left: due (the default) offers only the due tool, order keeps later "
-                   "planned tools back, none follows no plan (results/agent-plan)")  # fmt: skip
-    add_plan_tuning_args(p)
-    p.add_argument("--search-gate", action="store_true",
-                   help="deer: the shipped search classifier (query embedding + length) decides "
-                   "Search instead of the model (off by default: it also declines a few tool "
-                   "requests)")  # fmt: skip
-    p.add_argument("--constrain-plan", action="store_true", help="multi-role: grammar for Next:")
-    p.add_argument("--plan-gate", choices=PLAN_GATE_RULES, default=None,
-                   help="multi-role: the query's call plan re-decides the planner's role by "
-                   "this rule (agents.plan_gate) and offers the caller only the due tool; "
-                   "for queries that state each sub-task as a clause (results/umi-plan-gate)"
-                   )  # fmt: skip
-    p.add_argument("--max-steps", type=int, default=6)
+    p.add_argument("--max-steps", type=int, default=None,
+                   help="model turns at most (default: the preset's, 6)")  # fmt: skip
     p.add_argument("--timeout", type=float, default=5.0, help="seconds per tool call")
     p.add_argument("--json", action="store_true", help="print the Trace as JSON (with prompts)")
     p.set_defaults(func=run)
@@ -122,73 +86,59 @@ def build_env(args: argparse.Namespace) -> Any:
     return demo_env(timeout=args.timeout)
 
 
-def default_engine(agent: str) -> str:
-    """The engine of `--engine auto` (the default): the tools and agent adapters for the
-    tool-calls agent, which feeds results back turn after turn; the papers' adapter for the
-    others (the papers' agents, in their formats)."""
-    from toollearn.models import AGENT_ENGINE, PAPERS_ENGINE
+def default_engine(agent: str, preset: str | None = None) -> str:
+    """The model `run` uses unless --engine names one: the preset's for the general agent
+    (tool-calls), the papers' adapter for the papers' agents (in their formats)."""
+    from toollearn.models import PAPERS_ENGINE
+    from toollearn.policy import DEFAULT_PRESET
+    from toollearn.policy import preset as named
 
-    return AGENT_ENGINE if agent == "tool-calls" else PAPERS_ENGINE
+    return named(preset or DEFAULT_PRESET).engine if agent == "tool-calls" else PAPERS_ENGINE
 
 
 def build_agent(args: argparse.Namespace, env: Any) -> Any:
-    """The agent named by --agent over engines loaded from the specs."""
+    """The agent named by --agent (the general one under --preset) over the engine."""
     from toollearn import agents
+    from toollearn.policy import preset
 
-    if args.engine == "auto":
-        args.engine = default_engine(args.agent)
+    policy = preset(args.preset)
+    if args.engine in (None, "preset"):
+        args.engine = default_engine(args.agent, args.preset)
+    policy = policy.with_engine(args.engine)
 
     def engine() -> Any:
         return load_engine_spec(args.engine, args.threads, **llama_flags(args))
 
     constrained, sampling = not args.free, sampling_from_args(args)
+    steps = args.max_steps or policy.max_steps
     common = {"seed": args.seed, "sampling": sampling}
-    if args.agent == "multi-role":  # one backbone per distinct base model, a view per adapter
-        roles = load_engines(role_specs(args), args.threads, **llama_flags(args))
-        call_planner = None
-        if args.plan_gate:
-            from toollearn.agents.clause_plan import ClausePlanner
-
-            call_planner = ClausePlanner.with_settings(args.plan_margin, args.plan_unfit_gap)
-        return agents.MultiRoleAgent(
-            roles["planner"], roles["caller"], roles["summarizer"], env,
-            max_steps=args.max_steps, constrained_caller=constrained,
-            constrained_plan=args.constrain_plan, plan_gate=args.plan_gate,
-            call_planner=call_planner, **common,
-        )  # fmt: skip
+    if args.agent == "multi-role":
+        backbone = engine()  # every role on the one model
+        return agents.MultiRoleAgent(backbone, backbone, backbone, env, max_steps=steps,
+                                     constrained_caller=constrained, **common)  # fmt: skip
     if args.agent == "react":
-        return agents.ReActAgent(engine(), env, max_steps=args.max_steps,
-                                 constrained=constrained, **common)  # fmt: skip
+        return agents.ReActAgent(engine(), env, max_steps=steps, constrained=constrained,
+                                 **common)  # fmt: skip
     if args.agent == "deer":
         retriever = None
         if len(env.tools) > 5 and not args.only:  # DEER looks its 5-tool pool up
             from toollearn.retrieval import ToolRetriever
 
-            retriever = ToolRetriever(env.tools, args.retriever)
-        # the shipped adapter writes DEER's format even where a plain answer is due (its
+            retriever = ToolRetriever(env.tools, "bm25")
+        # the papers' adapter writes DEER's format even where a plain answer is due (its
         # free answers are markers), so the plain embedded model answers what needs no tool
-        tuned = args.engine.partition("@")[0].partition(":")[0] == "tuned"
-        answerer = load_engine_spec("base", args.threads, **llama_flags(args)) if tuned else None
-        options = {"retriever": retriever, "constrained": constrained,
-                   "answer_engine": answerer, **common}  # fmt: skip
-        if args.no_gates:
-            return agents.DecisionAgent(engine(), env, **options)
+        from toollearn.models import PAPERS_ENGINE
+
+        papers = args.engine.partition("@")[0].partition(":")[0] == PAPERS_ENGINE
+        answerer = load_engine_spec("base", args.threads, **llama_flags(args)) if papers else None
         return agents.DecisionAgent.gated(
-            engine(), env, threads=args.threads, search_classifier=args.search_gate, **options
-        )
+            engine(), env, threads=args.threads, retriever=retriever, constrained=constrained,
+            answer_engine=answerer, **common,
+        )  # fmt: skip
     if args.agent == "multi-call":
         return agents.MultiCallAgent(engine(), env, constrained=constrained, **common)
-    plan = None if args.plan == "none" else args.plan
-    options = {"constrained": constrained, "max_steps": args.max_steps,
-               "ask_again_on_repeat": args.ask_again_on_repeat, "plan": plan, **common}  # fmt: skip
-    if plan and (args.plan_margin is not None or args.plan_unfit_gap is not None):
-        from toollearn.agents.clause_plan import ClausePlanner
-
-        options["planner"] = ClausePlanner.with_settings(args.plan_margin, args.plan_unfit_gap)
-    if args.no_gates:
-        return agents.ToolCallsAgent(engine(), env, **options)
-    return agents.ToolCallsAgent.gated(engine(), env, threads=args.threads,
-                                       sure_call=not args.no_sure_call, **options)  # fmt: skip
+    return policy.agent(env, engine(), threads=args.threads, constrained=constrained,
+                        max_steps=steps, **common)  # fmt: skip
 
 
 def run(args: argparse.Namespace) -> int:

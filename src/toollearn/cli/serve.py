@@ -13,7 +13,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from toollearn.cli.common import add_engine_args, llama_flags, load_engine_spec
+from toollearn.cli.common import add_engine_args, add_preset_arg, llama_flags, load_engine_spec
 from toollearn.core.errors import DataError
 
 
@@ -53,22 +53,16 @@ def register(subparsers: Any) -> None:
     p.add_argument("--docs", choices=("json", "compact"), default=None,
                    help="how prompts list the tools (default: as the model and adapter were "
                    "trained, from their training records)")  # fmt: skip
-    p.add_argument("--call-gate", action="store_true",
-                   help="tool_choice auto: the shipped DEER call gate first; where no request "
-                   "tool is close enough to the user's turn, the model may only answer "
-                   "without calls, and where it is sure one fits, the answer must call "
-                   "(default: the model decides)")  # fmt: skip
-    p.add_argument("--no-sure-call", action="store_true",
-                   help="with --call-gate: the gate only declines")  # fmt: skip
+    add_preset_arg(p)  # its gate and plan apply where tool_choice is auto; --model/--adapter win
     p.set_defaults(func=run_serve)
 
 
-def engine_spec(model: str | None, adapter: str | None) -> str:
-    """The engine spec of --model and --adapter."""
-    model = model or ("base" if adapter else "tuned")
+def engine_spec(model: str | None, adapter: str | None, default: str = "tuned") -> str:
+    """The engine spec of --model and --adapter (`default`: the preset's model)."""
+    model = model or ("base" if adapter else default)
     if adapter and not Path(adapter).is_file():
         raise DataError("adapter not found", adapter)
-    if model in ("tuned", "tuned-apps"):
+    if model in ("tuned", "tuned-apps", "tuned-papers", "tuned-agent"):
         if adapter:
             raise DataError(f"--model {model} already has its adapter; use --model base --adapter")
         return model
@@ -82,12 +76,14 @@ def engine_spec(model: str | None, adapter: str | None) -> str:
     return f"{spec}@{adapter}" if adapter else spec
 
 
-def default_model_id(model: str | None, adapter: str | None) -> str:
-    model = model or ("base" if adapter else "tuned")
+def default_model_id(model: str | None, adapter: str | None, default: str = "tuned") -> str:
+    model = model or ("base" if adapter else default)
     names = {
         "base": "smollm2-135m",
         "tuned": "smollm2-135m-tools",
         "tuned-apps": "smollm2-135m-apps",
+        "tuned-papers": "smollm2-135m-papers",
+        "tuned-agent": "smollm2-135m-agent",
     }
     name = names.get(model, Path(model).stem)
     return f"{name}+{Path(adapter).stem}" if adapter else name
@@ -115,21 +111,18 @@ def template_prompt(engine: Any, prompt_format: str, foreign: bool) -> Any:
 def run_serve(args: argparse.Namespace) -> int:
     from toollearn.serve.app import ServerConfig, serve
 
-    spec = args.engine or engine_spec(args.model, args.adapter)
-    engine = load_engine_spec(spec, args.threads, **llama_flags(args))
-    gate = {}
-    if args.call_gate:
-        from toollearn.agents.call_gate import shipped_call_gate, shipped_sure_call_threshold
+    from toollearn.policy import preset
 
-        gate = dict(zip(("call_gate", "call_threshold"), shipped_call_gate(engine, args.threads)))
-        if not args.no_sure_call:
-            gate["sure_call_threshold"] = shipped_sure_call_threshold()
+    policy = preset(args.preset)
+    spec = args.engine or engine_spec(args.model, args.adapter, policy.engine)
+    engine = load_engine_spec(spec, args.threads, **llama_flags(args))
+    settings = policy.server_settings(engine, args.threads)  # the preset's gate and plan
     foreign = spec.startswith("llama:") and not args.adapter  # --model FILE.gguf
     template = template_prompt(engine, args.prompt_format, foreign)
-    config = ServerConfig(model_id=args.model_id or default_model_id(args.model, args.adapter),
-                          max_queue=args.max_queue, timeout=args.timeout,
+    model_id = args.model_id or default_model_id(args.model, args.adapter, policy.engine)
+    config = ServerConfig(model_id=model_id, max_queue=args.max_queue, timeout=args.timeout,
                           max_tokens=args.max_tokens, docs=args.docs, template=template,
-                          **gate)  # fmt: skip
+                          **settings)  # fmt: skip
     if template is not None:
         print(f"prompts in the model's own chat template, {template.dialect} tool calls",
               flush=True)  # fmt: skip
@@ -137,7 +130,7 @@ def run_serve(args: argparse.Namespace) -> int:
         from toollearn.engines.base import prompt_docs
 
         print(f"tools listed {args.docs or prompt_docs(engine)} in the prompts", flush=True)
-    print(f"serving {config.model_id} ({getattr(engine, 'name', spec)}) on "
-          f"http://{args.host}:{args.port}/v1", flush=True)  # fmt: skip
+    print(f"serving {config.model_id} ({getattr(engine, 'name', spec)}) under the {policy.name} "
+          f"preset on http://{args.host}:{args.port}/v1", flush=True)  # fmt: skip
     serve(engine, config, args.host, args.port)
     return 0

@@ -54,6 +54,7 @@ class ServerConfig:
     call_gate: Any = None  # with call_threshold: tool_choice auto asks the gate first
     call_threshold: float | None = None
     sure_call_threshold: float | None = None  # with a gate: at or below it the answer calls
+    plan: Any = None  # (mode, agents.clause_plan.ClausePlanner): one planned call a turn
     template: Any = None  # serve.chat.TemplatePrompt: the model's own chat template and calls
     batch: bool = True  # continuous batching where the engine has it (engines.llama_online)
 
@@ -89,14 +90,33 @@ class Worker:
     def gated(self, job: ChatJob) -> ChatJob:
         """The job with only the no-call answer left when the call gate finds no request tool
         close enough to the user's turn, or only call lists when it is sure one fits (tool_choice
-        auto; `ServerConfig.call_gate`, `sure_call_threshold`)."""
+        auto; `ServerConfig.call_gate`, `sure_call_threshold`); then narrowed to the planned
+        call where a call plan is set (`plan_turn`)."""
         decision = self.decide(job)
-        if decision is None:
-            return job
-        with self.lock:
-            self.gate_declined += decision == "no call"
-            self.gate_sure += decision == "sure call"
-        return job.decided(decision)
+        if decision is not None:
+            with self.lock:
+                self.gate_declined += decision == "no call"
+                self.gate_sure += decision == "sure call"
+            job = job.decided(decision)
+        turn = self.plan_turn(job, decision)
+        return job if turn is None else replace(job, constraint=turn[1])
+
+    def plan_turn(self, job: ChatJob, decision: str | None = None) -> tuple[list[Any], Any] | None:
+        """Where the call plan narrows this turn (`ServerConfig.plan`), (the tools it may call,
+        its grammar), as `toollearn run` follows it (`agents.tool_calls.planned_turn`); None
+        where it leaves the turn free: no plan, not tool_choice auto, the gate's no-call
+        verdict, the model's own template, no planned tool due."""
+        from toollearn.agents.tool_calls import planned_turn
+
+        if (self.config.plan is None or job.episode is None or not job.tools or job.dialect
+                or job.constraint is None or decision == "no call"):  # fmt: skip
+            return None
+        mode, planner = self.config.plan
+        episode = job.episode
+        plan = planner.plan(episode.query, job.tools)
+        offered, constraint = planned_turn(plan, mode, set(episode.called), list(job.tools),
+                                           episode.steps, decision)  # fmt: skip
+        return None if constraint is None else (offered, constraint)
 
     def admit(self) -> None:
         with self.lock:

@@ -68,6 +68,30 @@ class TemplatePrompt:
     dialect: str
 
 
+@dataclass(frozen=True)
+class Episode:
+    """Where a request stands in a tool-calling episode (what a call plan reads): the last
+    user turn's text, the tools called after it, and the assistant turns after it."""
+
+    query: str
+    called: frozenset[str]
+    steps: int
+
+
+def episode_of(raw: list[dict[str, Any]]) -> Episode | None:
+    """The episode of validated request messages: it starts at the last user turn (None
+    where that turn has no text)."""
+    users = [i for i, m in enumerate(raw) if m.get("role") == "user"]
+    query = _text(raw[users[-1]].get("content"), "messages") if users else ""
+    if not query:
+        return None
+    after = raw[users[-1] + 1 :]
+    called = {(tc.get("function") or {}).get("name") for m in after
+              if m.get("role") == "assistant" for tc in m.get("tool_calls") or []}  # fmt: skip
+    steps = sum(m.get("role") == "assistant" for m in after)
+    return Episode(query, frozenset(called), steps)
+
+
 @dataclass
 class ChatJob:
     """One chat completion to generate: prompt, grammar, limits, and how to read the answer."""
@@ -84,6 +108,7 @@ class ChatJob:
     stream: bool = False
     include_usage: bool = False
     gate_query: str | None = None  # tool_choice auto, the last turn the user's: a gate may decline
+    episode: Episode | None = None  # tool_choice auto: what a call plan reads
     n: int = 1
     max_calls: int = MAX_CALLS  # 1 with parallel_tool_calls false
     reply: dict[str, Any] | None = None  # the JSON Schema of response_format, None: free text
@@ -394,6 +419,7 @@ def parse_request(
         stream=bool(body.get("stream", False)),
         include_usage=bool(isinstance(options, dict) and options.get("include_usage")),
         gate_query=last.content if auto and last is not None and last.role == "user" else None,
+        episode=episode_of(body["messages"]) if auto else None,
         n=n,
         max_calls=max_calls,
         reply=reply,

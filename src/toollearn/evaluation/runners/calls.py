@@ -35,35 +35,28 @@ def in_process(
     plan: tuple[str, Any] | None = None,
 ) -> Answerer:
     """An answerer running `engine` behind the server's request path; `gate`: the server's
-    call-gate settings (call_gate, call_threshold, sure_call_threshold). `reuse`: records of an
-    earlier greedy run of the same model without a gate, by `body_key`: an answer the gate
-    would not change is taken from there (see `gate_keeps`). `plan`: (mode, planner), the call
-    plan of `toollearn run --plan MODE` (`plan_turn`; not with a gate); a turn it leaves free
-    may be reused too."""
-    from dataclasses import replace
-
+    call-gate settings (call_gate, call_threshold, sure_call_threshold); `plan`: (mode,
+    planner), the server's call plan (`Worker.plan_turn`, as `toollearn run --plan MODE`).
+    `reuse`: records of an earlier greedy run of the same model without gate or plan, by
+    `body_key`: an answer they would not change is taken from there (see `gate_keeps`)."""
     from toollearn.serve.app import ServerConfig, Worker
     from toollearn.serve.chat import RequestError, chat_response, parse_request
 
-    if plan and gate:
-        raise ValueError("the call plan is measured without a gate (run's gate decides first)")
     docs = docs or prompt_docs(engine)  # as the model was trained to see tools
     # one item at a time through the engine's own path (exact cells, no prefix cache)
     config = ServerConfig(model_id=model_id, docs=docs, max_tokens=max_tokens_cap, batch=False,
-                          **(gate or {}))  # fmt: skip
+                          plan=plan, **(gate or {}))  # fmt: skip
     worker = Worker(engine, config)
 
     def answer(body: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
         try:
             job = parse_request({**body, "model": model_id}, model_id, max_tokens_cap, docs)
-            planned = plan_turn(body, job.tools, *plan) if plan and job.tools else None
-            if planned is not None:  # the plan narrows this turn: answered anew
-                job = replace(job, constraint=planned[1])
+            planned = worker.plan_turn(job, worker.decide(job)) if plan else None
             prev = None if planned else (reuse or {}).get(body_key(body))
             if prev is not None and gate_keeps(worker, job, prev.get("raw", {}).get("text")):
                 return prev["message"], {**prev["raw"], "reused": prev["id"]}
             worker.admit()
-            completion = worker.generate(job)[0]
+            completion = worker.generate(job)[0]  # the gate, then the plan, as served
         except RequestError as exc:
             return {}, {"error": exc.message}
         if completion.error:
@@ -84,31 +77,6 @@ def in_process(
 
     answer.worker = worker  # type: ignore[attr-defined]
     return answer
-
-
-def plan_turn(body: dict[str, Any], tools: Sequence[Any], mode: str,
-              planner: Any) -> tuple[list[Any], Any] | None:  # fmt: skip
-    """Where the call plan narrows a request's turn, (the tools it may call, its grammar), as
-    `toollearn run --plan MODE` does (`agents.tool_calls.planned_turn`, no gate); None where it
-    leaves the turn free (tool_choice other than auto, no planned tool due, no plan). The
-    episode starts at the last user turn: its text is the query the plan reads, the calls
-    after it are made, the assistant turns after it are the steps taken."""
-    from toollearn.agents.tool_calls import planned_turn
-
-    if body.get("tool_choice", "auto") != "auto":
-        return None
-    messages = body.get("messages") or []
-    users = [i for i, m in enumerate(messages) if isinstance(m, dict) and m.get("role") == "user"]
-    if not users or not isinstance(messages[users[-1]].get("content"), str):
-        return None
-    after = messages[users[-1] + 1 :]
-    called = {tc.get("function", {}).get("name") for m in after if m.get("role") == "assistant"
-              for tc in m.get("tool_calls") or []}  # fmt: skip
-    steps = sum(m.get("role") == "assistant" for m in after)
-    shown = list(tools)
-    plan = planner.plan(messages[users[-1]]["content"], shown)
-    offered, constraint = planned_turn(plan, mode, called, shown, steps)
-    return None if constraint is None else (offered, constraint)
 
 
 def body_key(body: dict[str, Any]) -> str:
