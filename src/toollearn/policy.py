@@ -154,10 +154,18 @@ PRESETS: dict[str, Policy] = {
             "seal-tools",
             engine="tuned-papers",
             answer_format="seal-tools",
-            seal=SealSteps(copy_strings=True, stated_optional=True, distinct_tools=True,
-                           prune_candidates=0.0, foreign_values="all", whole_words=True,
-                           refill="required", generic_values=True, missing_calls=True,
-                           iso_dates=True),  # fmt: skip
+            seal=SealSteps(
+                copy_strings=True,
+                stated_optional=True,
+                distinct_tools=True,
+                prune_candidates=0.0,
+                foreign_values="all",
+                whole_words=True,
+                refill="required",
+                generic_values=True,
+                missing_calls=True,
+                iso_dates=True,
+            ),  # fmt: skip
             fitted="Seal-Tools dev split (docs/results/tuned.md)",
             measured="Tool F1 / Param F1 92.7 / 74.0 on the Seal-Tools test sets",
         ),

@@ -61,9 +61,13 @@ def test_call_run_and_serve_answer_alike_under_the_default_preset(request_text, 
     ran = _calls(tool_calls.parse(first["content"]).calls)
 
     tools = json.loads(TOOLS.read_text())
-    reply = served.chat.completions.create(
-        model="m", tools=tools, messages=[{"role": "user", "content": request_text}]
-    ).choices[0].message
+    reply = (
+        served.chat.completions.create(
+            model="m", tools=tools, messages=[{"role": "user", "content": request_text}]
+        )
+        .choices[0]
+        .message
+    )
     from toollearn.core.types import ToolCall
 
     answered = _calls(ToolCall(tc.function.name, json.loads(tc.function.arguments))

@@ -109,9 +109,8 @@ def template_prompt(engine: Any, prompt_format: str, foreign: bool) -> Any:
 
 
 def run_serve(args: argparse.Namespace) -> int:
-    from toollearn.serve.app import ServerConfig, serve
-
     from toollearn.policy import preset
+    from toollearn.serve.app import ServerConfig, serve
 
     policy = preset(args.preset)
     spec = args.engine or engine_spec(args.model, args.adapter, policy.engine)
