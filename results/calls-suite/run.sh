@@ -4,9 +4,11 @@
 # call gate, `tuned-agent`, and the shipped general adapter (`tuned`) with each gate and the
 # clause plan on and off. Runs with a variant take the plain run's answers where the variant
 # would not change them (`--reuse`: exact under greedy constrained decoding), so run the plain
-# one first. `general` runs as two shards, one per core, merged. The dev-* runs (the dev
-# split's quick subset, 200 items) chose what ships: which adapter is `tuned`, which engine
-# `toollearn run` uses, which gates are on by default.
+# one first. `general` runs as two shards, one per core, merged. `default` is the default
+# preset (`toollearn.policy`: the general adapter behind the call gate, following the clause
+# plan), as `call`, `run` and `serve` run it. The dev-* runs (the dev split's quick subset, 200
+# items) chose what ships: which adapter is `tuned`, which gates and plan the default preset
+# keeps.
 # Usage: bash results/calls-suite/run.sh [NAME ...]   (default: all; resumable)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -28,18 +30,19 @@ sharded() {  # NAME ARGS...: two shards side by side, then merged into NAME
 }
 names=("$@")
 [ ${#names[@]} -gt 0 ] || names=(base tools-135m tools-135m-gate tuned-agent general general-gate
-  general-gate-nosure general-plan)
+  general-gate-nosure general-plan default)
 for name in "${names[@]}"; do
   case $name in
     base) run base --model base ;;
     tools-135m) run tools-135m --model tuned-papers ;;
     tools-135m-gate) run tools-135m-gate --model tuned-papers --call-gate --reuse "$R/tools-135m" ;;
-    tuned-agent) run tuned-agent --model tuned-agent ;;
+    tuned-agent) sharded tuned-agent --model tuned-agent ;;
     general) sharded general --model tuned ;;
     general-gate) sharded general-gate --model tuned --call-gate --reuse "$R/general" ;;
     general-gate-nosure)
       sharded general-gate-nosure --model tuned --call-gate --no-sure-call --reuse "$R/general" ;;
     general-plan) sharded general-plan --model tuned --plan due --reuse "$R/general" ;;
+    default) sharded default --model tuned --call-gate --plan due-reply --reuse "$R/general" ;;
     dev-base) run "$name" --model base --split dev --quick ;;
     dev-tools-135m) run "$name" --model tuned-papers --split dev --quick ;;
     dev-tuned-agent) run "$name" --model tuned-agent --split dev --quick ;;
@@ -50,6 +53,8 @@ for name in "${names[@]}"; do
       --reuse "$R/dev-general" ;;
     dev-general-gate-plan) run "$name" --model tuned --split dev --quick --call-gate --plan due \
       --reuse "$R/dev-general" ;;
+    dev-general-gate-plan-reply) run "$name" --model tuned --split dev --quick --call-gate \
+      --plan due-reply --reuse "$R/dev-general" ;;
     dev-general-gate-nosure) run "$name" --model tuned --split dev --quick --call-gate \
       --no-sure-call --reuse "$R/dev-general" ;;
     dev-tuned-agent-gate-plan) run "$name" --model tuned-agent --split dev --quick --call-gate \

@@ -59,8 +59,8 @@ def test_toollearn_run_calls_the_mcp_servers_tools(server_cmd, capsys):
     assert {c["name"] for c in calls} <= {"price_of", "opening_hours"}  # only the server's tools
     first = next(s for s in trace["steps"] if s["kind"] == "observation")
     assert first["observation"] is not None or first["error"]  # executed by the server
-    # the default engine (tuned-agent) replies after the server's result instead of calling
-    # again (what the reply says of a two-field result is measured, not asserted: docs/guide.md)
+    # under the default preset the plan (price_of) is done after the server's result, so the
+    # model replies instead of calling again (what the reply says is measured, not asserted)
     assert trace["meta"]["outcome"] == "answered" and len(calls) == 1
 
 

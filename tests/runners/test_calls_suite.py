@@ -246,6 +246,9 @@ def test_the_call_plan_narrows_each_turn_as_run_does():
     assert [t.name for t in offered] == ["convert"]  # the next request's tool is due
     one = Planner(Plan(["get_weather"]))
     assert plan_turn({"messages": after, "tools": raw}, "due", one) is None  # free again
+    assert plan_turn({"messages": after, "tools": raw}, "due-reply", one)[0] == []  # the reply
+    offered, _ = plan_turn({"messages": first, "tools": raw}, "due-reply", two)
+    assert [t.name for t in offered] == ["get_weather"]  # due as with "due" before that
     unfit = Planner(Plan(["get_weather"], unfit="then book a flight"))
     assert plan_turn({"messages": after, "tools": raw}, "due", unfit)[0] == []  # reply
     required = {"messages": first, "tools": raw, "tool_choice": "required"}

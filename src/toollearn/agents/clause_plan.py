@@ -24,7 +24,9 @@ tool it asks for is not there, so it lands on a sibling's), and the plan ends be
 
 `agents.tool_calls.ToolCallsAgent(plan=...)` follows it: until every planned tool has been
 called, each turn may call only the due one (`"due"`), or the due one and any tool outside the
-plan (`"order"`: a later step's tool cannot come first); then the model is free again.
+plan (`"order"`: a later step's tool cannot come first); then the model is free again, or
+(`"due-reply"`) the due one each turn and, once every planned tool has been called, the
+reply.
 """
 
 from __future__ import annotations
@@ -46,7 +48,7 @@ _VERBS = (
     "estimate|predict|play|make|show|provide|give|tell"
 )
 _AND_VERB = re.compile(rf",?\s+and\s+(?=(?:{_VERBS})\b)", re.I)
-MODES = ("due", "order")
+MODES = ("due", "due-reply", "order")
 DISTINCT_MARGIN = 0.06
 UNFIT_GAP = 0.15
 

@@ -51,11 +51,12 @@ def planned_turn(plan: Plan | None, mode: str, called: set[str], shown: list[Too
     turn, see the module doc; `step`: the turns already taken, `decision`: the call gate's);
     (shown, None) otherwise: the turn's usual grammar."""
     due = plan.due(called) if plan is not None else None
-    if due is None and plan is not None and plan.unfit is not None:
+    closes = plan is not None and (plan.unfit is not None or mode == "due-reply" and plan.tools)
+    if due is None and closes:
         return [], no_call_constraint()  # the planned calls made: the reply, no more calls
     if due is None:
         return shown, None
-    if mode == "due":  # the reply only where the gate leaves the first turn free
+    if mode in ("due", "due-reply"):  # the reply only where the gate leaves the first turn free
         keep, may_decline = {due}, step == 0 and decision != "sure call"
     else:  # no later planned tool first; the reply open but where the gate is sure
         keep = {due} | ({t.name for t in shown} - set(plan.tools))

@@ -14,11 +14,22 @@ ENGINE_HELP = (
 )
 
 
+def add_user_engine_args(p: argparse.ArgumentParser) -> None:
+    """--engine (default: the preset's model) and --threads: what `call` and `run` offer."""
+    p.add_argument("--engine", default="preset",
+                   help="the model instead of the preset's: base, tuned, tuned-papers, "
+                   "llama@ADAPTER.gguf, hf:DIR, openai:URL#model, ... "
+                   "(toollearn.engines)")  # fmt: skip
+    p.add_argument("--threads", type=int, default=None,
+                   help="llama.cpp threads (default: the CPUs available)")  # fmt: skip
+
+
 def add_engine_args(
     p: argparse.ArgumentParser,
     model_flag: bool = True,
     default: str | None = None,
     llama_knobs: bool = True,
+    engine_help: str = ENGINE_HELP,
 ) -> None:
     """--engine (and its shorthand --model base|tuned|tuned-apps|tuned-agent), --threads, and
     (`llama_knobs`) llama.cpp's --weights, --prefill-weights and --flash-attn. `default`: the
@@ -26,7 +37,7 @@ def add_engine_args(
     from toollearn.models import AGENT_ENGINE, APPS_ENGINE, DEFAULT_ENGINE, PAPERS_ENGINE
 
     default = default or DEFAULT_ENGINE
-    p.add_argument("--engine", default=default, help=ENGINE_HELP)
+    p.add_argument("--engine", default=default, help=engine_help)
     if model_flag:
         choices = ("base", "tuned", PAPERS_ENGINE, APPS_ENGINE, AGENT_ENGINE)
         p.add_argument("--model", dest="engine", choices=choices,
@@ -70,8 +81,8 @@ def add_preset_arg(p: argparse.ArgumentParser) -> None:
     from toollearn.policy import DEFAULT_PRESET, PRESETS, preset_help
 
     p.add_argument("--preset", choices=tuple(PRESETS), default=DEFAULT_PRESET,
-                   help=f"the policy: model, gates, plan, repairs (default {DEFAULT_PRESET}; "
-                   f"{preset_help()}; where each was fitted: toollearn.policy)")  # fmt: skip
+                   help=f"the policy: model, gates, plan, repairs ({preset_help()}; where each "
+                   "was fitted: toollearn.policy)")  # fmt: skip
 
 
 def policy_from_args(args: argparse.Namespace) -> Any:

@@ -14,6 +14,7 @@ from toollearn.cli.common import (
     add_engine_args,
     add_preset_arg,
     add_sampling_args,
+    add_user_engine_args,
     llama_flags,
     load_engine_from_args,
 )
@@ -58,7 +59,7 @@ def register(subparsers: Any) -> None:
                    help="format of --tools (default auto: told from the records; openai, "
                    "seal-tools, python, toolbench, tooldeer, toollearn, ...)")  # fmt: skip
     add_preset_arg(c)
-    add_engine_args(c, default="preset")  # preset: the preset's own model
+    add_user_engine_args(c)
     add_sampling_args(c)
     c.add_argument("--free", action="store_true", help="no constraint")
     c.add_argument("--max-tokens", type=int, default=320)

@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from toollearn.agents.clause_plan import MODES as PLAN_MODES
 from toollearn.cli.common import (
     add_data_args,
     add_engine_args,
@@ -220,10 +221,10 @@ def register_eval(eval_sub: Any) -> None:
     e.add_argument("--ask-again-on-repeat", action="store_true",
                    help="tool-calls: a call list that repeats a call made before is generated "
                    "again without the repeated tools")  # fmt: skip
-    e.add_argument("--plan", choices=("due", "order"),
+    e.add_argument("--plan", choices=PLAN_MODES,
                    help="tool-calls: follow a call plan read off the query's requests "
-                   "(agents.clause_plan): one call a turn, only the due tool (due) or no "
-                   "later planned tool first (order)")  # fmt: skip
+                   "(agents.clause_plan): one call a turn, only the due tool (due; due-reply: "
+                   "then the reply) or no later planned tool first (order)")  # fmt: skip
     e.add_argument("--plan-gate", choices=PLAN_GATE_RULES, default=None,
                    help="multi-role: the query's call plan re-decides the planner's role by "
                    "this rule (as in `eval stepwise`; agents.plan_gate), and while a planned "

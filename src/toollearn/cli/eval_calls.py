@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from toollearn.agents.clause_plan import MODES as PLAN_MODES
 from toollearn.cli.common import add_engine_args, add_run_args, llama_flags, load_engine_spec
 
 COLUMNS = [("category", "category"), ("n", "n"), ("exact", "exact"), ("decision", "decision"),
@@ -42,10 +43,10 @@ def register_eval(eval_sub: Any) -> None:
                    help="as `toollearn serve --call-gate`: the shipped DEER call gate decides "
                    "first where tool_choice is auto and the user spoke last")  # fmt: skip
     p.add_argument("--no-sure-call", action="store_true", help="with --call-gate: only decline")
-    p.add_argument("--plan", choices=("due", "order"), default=None,
-                   help="as `toollearn run --plan`: the query's call plan narrows each turn to "
-                   "the due tool (order: or a tool outside the plan), one call a turn; after "
-                   "--call-gate's verdict where both are on")  # fmt: skip
+    p.add_argument("--plan", choices=PLAN_MODES, default=None,
+                   help="as a preset's plan: the query's call plan narrows each turn to the due "
+                   "tool (order: or a tool outside the plan; due-reply: then the reply), one "
+                   "call a turn; after --call-gate's verdict where both are on")  # fmt: skip
     p.add_argument("--docs", choices=("json", "compact"), default=None,
                    help="how prompts list the tools (default: as the model was "
                    "trained)")  # fmt: skip

@@ -9,11 +9,12 @@ import sys
 from typing import Any
 
 from toollearn.cli.common import (
-    add_engine_args,
     add_preset_arg,
     add_sampling_args,
+    add_user_engine_args,
     llama_flags,
     load_engine_spec,
+    load_engines,
     sampling_from_args,
 )
 
@@ -38,7 +39,7 @@ def register(subparsers: Any) -> None:
     p.add_argument("query")
     p.add_argument("--agent", choices=AGENT_NAMES, default="tool-calls")
     add_preset_arg(p)
-    add_engine_args(p, default="preset", llama_knobs=False)  # preset: `default_engine`
+    add_user_engine_args(p)  # default: `default_engine`
     add_sampling_args(p)
     src = p.add_mutually_exclusive_group()
     src.add_argument("--tools", default=None, help="a tool file (simulated execution)")
@@ -52,6 +53,9 @@ def register(subparsers: Any) -> None:
         help="format of --tools (default auto: told from the records; see `tools convert`)",
     )
     p.add_argument("--only", default=None, help="comma-separated tool names to show the agent")
+    p.add_argument("--role-adapters", default=None, metavar="DIR",
+                   help="multi-role: each role under its own adapter from DIR/adapters.json (a "
+                   "`toollearn train --glpft` output) on the one --engine backbone")  # fmt: skip
     p.add_argument("--free", action="store_true", help="no grammar constraints")
     p.add_argument("--max-steps", type=int, default=None,
                    help="model turns at most (default: the preset's, 6)")  # fmt: skip
@@ -112,10 +116,13 @@ def build_agent(args: argparse.Namespace, env: Any) -> Any:
     constrained, sampling = not args.free, sampling_from_args(args)
     steps = args.max_steps or policy.max_steps
     common = {"seed": args.seed, "sampling": sampling}
-    if args.agent == "multi-role":
-        backbone = engine()  # every role on the one model
-        return agents.MultiRoleAgent(backbone, backbone, backbone, env, max_steps=steps,
-                                     constrained_caller=constrained, **common)  # fmt: skip
+    if args.agent == "multi-role":  # one backbone, a view per role's adapter
+        specs = {r: f"{args.engine}@{args.role_adapters}#{r}" if args.role_adapters
+                 else args.engine for r in ("planner", "caller", "summarizer")}  # fmt: skip
+        roles = load_engines(specs, args.threads, **llama_flags(args))
+        return agents.MultiRoleAgent(roles["planner"], roles["caller"], roles["summarizer"], env,
+                                     max_steps=steps, constrained_caller=constrained,
+                                     **common)  # fmt: skip
     if args.agent == "react":
         return agents.ReActAgent(engine(), env, max_steps=steps, constrained=constrained,
                                  **common)  # fmt: skip

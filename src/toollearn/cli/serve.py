@@ -21,12 +21,13 @@ def register(subparsers: Any) -> None:
     p = subparsers.add_parser("serve", help="OpenAI-compatible chat server with tool calls",
                               description=__doc__,
                               formatter_class=argparse.RawDescriptionHelpFormatter)  # fmt: skip
-    add_engine_args(p, model_flag=False)
+    add_engine_args(p, model_flag=False, engine_help="any engine spec instead of --model and "
+                    "--adapter (toollearn.engines)")  # fmt: skip
     p.set_defaults(engine=None)  # --model and --adapter choose, unless --engine is given
     p.add_argument("--model", default=None,
-                   help="tuned (the embedded model with the adapter shipped in the package; "
-                   "the default), tuned-apps (with the apps adapter), base (the embedded model "
-                   "as released; the default with --adapter), or a GGUF file")  # fmt: skip
+                   help="tuned (the embedded model with the shipped adapter; the preset's "
+                   "default), tuned-papers, tuned-apps, tuned-agent, base (as released; the "
+                   "default with --adapter), or a GGUF file")  # fmt: skip
     p.add_argument("--adapter", default=None, help="a GGUF LoRA adapter to apply")
     p.add_argument(
         "--model-id",
