@@ -47,8 +47,9 @@ class Policy:
     `call_gate`: the shipped DEER call gate decides first whether a shown tool fits (the model
     may only reply where none is close enough); `sure_call`: where the gate is sure one fits,
     the first turn must call; `plan`: the request's clause plan, one due call a turn ("due",
-    "order" or None); `ask_again_on_repeat`: a call list repeating an earlier call is asked
-    again without those tools; `seal`: the Seal-Tools pipeline (answer_format "seal-tools").
+    "due-reply", "order" or None); `repairs`: the checks of the repair loop (`agents.repairs`:
+    cut_off, repeated, schema) with at most `repair_budget` tries again a turn; `seal`: the
+    Seal-Tools pipeline (answer_format "seal-tools").
     `fitted`: where the settings were chosen; `measured`: what they did there."""
 
     name: str
@@ -57,7 +58,8 @@ class Policy:
     call_gate: bool = False
     sure_call: bool = False
     plan: str | None = None
-    ask_again_on_repeat: bool = False
+    repairs: tuple[str, ...] = ("cut_off", "schema")
+    repair_budget: int = 2
     max_steps: int = 6
     max_tokens: int = 320
     seal: SealSteps = field(default_factory=SealSteps)
@@ -111,8 +113,8 @@ class Policy:
         self.general_only("the tool-calls agent")
         engine = engine if engine is not None else self.load_engine(threads)
         settings = {"max_steps": self.max_steps, "max_tokens": self.max_tokens,
-                    "execute": execute, "plan": self.plan,
-                    "ask_again_on_repeat": self.ask_again_on_repeat, **options}  # fmt: skip
+                    "execute": execute, "plan": self.plan, "repairs": self.repairs,
+                    "repair_budget": self.repair_budget, **options}  # fmt: skip
         if not self.call_gate:
             return ToolCallsAgent(engine, env, **settings)
         return ToolCallsAgent.gated(engine, env, threads=threads, sure_call=self.sure_call,

@@ -15,18 +15,21 @@ one, chosen on ToolDEER's valid split), a margin at or below it makes the gate a
 that a tool fits: the first turn must call (constrained engines only). Between the two
 thresholds the model decides. The decision is a `gate` step of the trace.
 
-With `ask_again_on_repeat` (constrained engines), a call list that repeats a call already made
-in the episode (the same tool and arguments: a small model looping between two similar tools)
-is generated again with the repeated tools left out of the grammar, the no-call answer still
-open; the first list stays in the trace, marked as retried.
+Each turn's answer goes through the repair loop (`agents.repairs`, `repairs` and
+`repair_budget`): a cut-off call list is asked again shorter, calls a free answer writes
+against the tools' schemas are asked again; with `ask_again_on_repeat` (constrained engines), a
+call list that repeats a call already made in the episode (the same tool and arguments: a small
+model looping between two similar tools) is generated again with the repeated tools left out
+of the grammar, the no-call answer still open. The answer asked again stays in the trace,
+marked as retried with the reason.
 
 With a call plan (`plan="due"` or `"order"`, constrained engines; `agents.clause_plan`: each
 of the query's requests gets its closest shown tool, in the order asked), each turn makes one
 call while planned tools are left: only the due one (`due`: the reply waits until the plan is
 done, unless the first turn's gate leaves the model free to decline), or the due one or a tool
 outside the plan (`order`: no later step first, the reply open). Then the turns are free, but
-where the plan ends at a request no shown tool fits (`Plan.unfit`): then the reply. The plan is
-a `planner` step of the trace.
+where the plan ends at a request no shown tool fits (`Plan.unfit`), or with `"due-reply"`:
+then the reply. The plan is a `planner` step of the trace.
 """
 
 from __future__ import annotations
@@ -37,6 +40,7 @@ from typing import Any
 from toollearn.agents.acting import ActionRunner, start_episode
 from toollearn.agents.base import engine_label
 from toollearn.agents.clause_plan import MODES, ClausePlanner, Plan
+from toollearn.agents.repairs import Fault, RepairLoop, Turn, note_message
 from toollearn.core.errors import FormatError
 from toollearn.core.types import ErrorKind, Message, Step, Tool, Trace
 from toollearn.decoding.tool_calls import no_call_constraint, tool_calls_constraint
@@ -91,6 +95,8 @@ class ToolCallsAgent:
         ask_again_on_repeat: bool = False,
         plan: str | None = None,
         planner: Any = None,
+        repairs: Sequence[str] = ("cut_off", "schema"),
+        repair_budget: int = 2,
     ):
         if (call_gate is None) != (call_threshold is None):
             raise ValueError("a call gate needs its threshold, and a threshold its gate")
@@ -106,6 +112,9 @@ class ToolCallsAgent:
         self.chat, self.seed, self.execute = chat, seed, execute
         self.sampling = sampling or Sampling(seed=seed)
         self.ask_again_on_repeat = ask_again_on_repeat
+        checks = [*repairs, *(["repeated"] if ask_again_on_repeat else [])]
+        self.repairs = RepairLoop(checks, repair_budget,
+                                  getattr(engine, "supports_constraints", False))  # fmt: skip
         if plan is not None and plan not in MODES:
             raise ValueError(f"plan must be one of {MODES}, not {plan!r}")
         self.plan_mode = plan
@@ -133,6 +142,8 @@ class ToolCallsAgent:
             out["sure_call_threshold"] = self.sure_call_threshold
         if self.ask_again_on_repeat:
             out["ask_again_on_repeat"] = True
+        if self.repairs.checks != ["cut_off", "schema"] or self.repairs.budget != 2:
+            out["repairs"] = [*self.repairs.checks, f"budget {self.repairs.budget}"]
         if self.plan_mode is not None:
             out.update(plan=self.plan_mode, **self.planner.describe())
         return out if self.docs == "json" else {**out, "docs": self.docs}
@@ -181,16 +192,9 @@ class ToolCallsAgent:
             messages = tool_calls.render_messages(query, shown, history, self.docs)
             offered, turn = self._planned_turn(plan, called, shown, step, decision)
             turn = turn or (constraint if step else first)
-            text = self._turn(rec, messages, offered, turn)
+            text = self._turn(rec, messages, offered, turn, runner)
             try:
                 answer = tool_calls.parse(text) if text is not None else None
-                repeated = self._repeated(answer, runner, constraint)
-                if repeated:  # asked again without the repeated tools (see the module doc)
-                    left = [t for t in offered if t.name not in repeated]
-                    rec.amend_last(data={"retried": f"repeats a call made before: {repeated}"})
-                    again = tool_calls_constraint(left) if left else no_call_constraint()
-                    text = self._turn(rec, messages, left, again)
-                    answer = tool_calls.parse(text) if text is not None else None
             except FormatError as exc:
                 rec.amend_last(kind="error", error=ErrorKind.FORMAT, detail=str(exc))
                 return rec.finish(None, **self.config(), outcome="format_error")
@@ -231,37 +235,17 @@ class ToolCallsAgent:
         """The tools a turn may call and its grammar (`planned_turn`)."""
         return planned_turn(plan, self.plan_mode or "due", called, shown, step, decision)
 
-    def _turn(self, rec: Any, messages: list[Message], tools: list[Tool],
-              constraint: Any) -> str | None:  # fmt: skip
-        """One model turn (recorded), a cut-off call list generated again shorter."""
+    def _turn(self, rec: Any, messages: list[Message], tools: list[Tool], constraint: Any,
+              runner: ActionRunner) -> str | None:  # fmt: skip
+        """One model turn (recorded), then the repair loop's tries again (`agents.repairs`),
+        each recorded, the answer it retries marked with the reason."""
         text = rec.model(self.engine, messages, role="agent", kind="call",
                          max_tokens=self.max_tokens, constraint=constraint)  # fmt: skip
-        if text is not None and constraint is not None and tools and _cut_off(text):
-            text = self._shorter(rec, messages, tools, text)
-        return text
 
-    def _repeated(self, answer: Any, runner: ActionRunner, constraint: Any) -> list[str]:
-        """With ask_again_on_repeat and a grammar, the tools of `answer`'s calls made before in
-        the episode."""
-        if not self.ask_again_on_repeat or constraint is None or answer is None:
-            return []
-        return sorted({c.name for c in answer.calls if runner.made(c)})
+        def ask(fault: Fault, answer: str) -> str | None:
+            rec.amend_last(data={"retried": fault.detail})
+            extra = note_message(fault, answer) if fault.note else []
+            return rec.model(self.engine, [*messages, *extra], role="agent", kind="call",
+                             max_tokens=self.max_tokens, constraint=fault.constraint)  # fmt: skip
 
-    def _shorter(self, rec: Any, messages: list[Message], tools: list[Tool], text: str) -> str:
-        """A constrained call list cut off by max_tokens (a small model repeating a call) is
-        generated again with the calls capped at those it finished; recorded as a retry."""
-        cap = max(1, tool_calls.finished_calls(text))
-        rec.amend_last(data={"retried": f"cut off by max_tokens; calls capped at {cap}"})
-        again = rec.model(self.engine, messages, role="agent", kind="call",
-                          max_tokens=self.max_tokens,
-                          constraint=tool_calls_constraint(tools, max_calls=cap))  # fmt: skip
-        return again if again is not None else text
-
-
-def _cut_off(text: str) -> bool:
-    """A call list that never closed (the token budget ran out inside it)."""
-    try:
-        tool_calls.parse(text)
-    except FormatError:
-        return text.lstrip().startswith("[")
-    return False
+        return self.repairs.run(text, Turn(tools, constraint, runner.made), ask)[0]

@@ -1,0 +1,159 @@
+"""One validate, repair, ask-again loop for the general call format.
+
+After a model turn the loop runs its checks in order; the first that finds a fault asks the
+model again, with a narrower grammar where the engine takes one, and the loop checks the new
+answer, within a budget of tries per turn. Every try stays in the trace: the answer asked
+again is marked `retried` with the check's reason. The checks:
+
+- `cut_off`: a constrained call list cut off by max_tokens (a small model repeating a call)
+  is asked again with the calls capped at those it finished;
+- `repeated`: a call list repeating a call made before in the episode (a small model looping
+  between two similar tools) is asked again without the repeated tools, the reply still open;
+- `schema`: a call to a tool not offered, or with arguments its schema refuses (a missing
+  required one, a wrong type, a value outside its enum; `envs.validate`), is asked again under
+  the offered tools' grammar, or, for an engine without grammars, with the problems named.
+  Under constrained decoding the grammar already rules these out, so it only acts on free
+  answers and on engines without constraints (an OpenAI-compatible server, say).
+
+`toollearn.policy.Policy.repairs` names the checks a preset runs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from toollearn.core.errors import FormatError
+from toollearn.core.types import Message, Tool
+from toollearn.decoding.tool_calls import no_call_constraint, tool_calls_constraint
+from toollearn.envs.validate import validate_call
+from toollearn.formats.answers import tool_calls
+
+CHECKS = ("cut_off", "repeated", "schema")
+
+
+@dataclass(frozen=True)
+class Turn:
+    """What a turn offered: its tools, its grammar (None: free), the calls made before."""
+
+    tools: list[Tool]
+    constraint: Any
+    made: Callable[[Any], bool] = lambda _call: False
+
+
+@dataclass(frozen=True)
+class Fault:
+    """A check's finding and how to ask again: the tools and grammar of the next try, and
+    (engines without grammars) a note for the model naming what was wrong."""
+
+    check: str
+    detail: str
+    tools: list[Tool]
+    constraint: Any
+    note: str | None = None
+
+
+def cut_off(text: str, turn: Turn, constrained: bool) -> Fault | None:
+    """A constrained call list that never closed."""
+    if turn.constraint is None or not turn.tools or not _unclosed(text):
+        return None
+    cap = max(1, tool_calls.finished_calls(text))
+    return Fault("cut_off", f"cut off by max_tokens; calls capped at {cap}", turn.tools,
+                 tool_calls_constraint(turn.tools, max_calls=cap))  # fmt: skip
+
+
+def repeated(text: str, turn: Turn, constrained: bool) -> Fault | None:
+    """A constrained call list with a call made before in the episode."""
+    if turn.constraint is None:
+        return None
+    answer = _parsed(text)
+    names = sorted({c.name for c in answer.calls if turn.made(c)}) if answer else []
+    if not names:
+        return None
+    left = [t for t in turn.tools if t.name not in names]
+    again = tool_calls_constraint(left) if left else no_call_constraint()
+    return Fault("repeated", f"repeats a call made before: {names}", left, again)
+
+
+def schema(text: str, turn: Turn, constrained: bool) -> Fault | None:
+    """Calls the offered tools' schemas refuse, in a turn without a grammar (one with a grammar
+    cannot write them)."""
+    if turn.constraint is not None:
+        return None
+    answer = _parsed(text)
+    if answer is None or not answer.calls:
+        return None
+    offered = {t.name: t for t in turn.tools}
+    problems = [p.detail for call in answer.calls
+                for p in validate_call(call, offered.get(call.name))[0]]  # fmt: skip
+    if not problems:
+        return None
+    detail = "; ".join(problems)
+    grammar = tool_calls_constraint(turn.tools) if constrained and turn.tools else None
+    note = None if grammar is not None else (
+        f"That call list is not valid: {detail}. Answer again with calls to the listed tools "
+        "and their arguments, or [] and a reply.")  # fmt: skip
+    return Fault("schema", detail, turn.tools, grammar, note)
+
+
+_CHECKS: dict[str, Callable[[str, Turn, bool], Fault | None]] = {
+    "cut_off": cut_off, "repeated": repeated, "schema": schema}  # fmt: skip
+
+
+class RepairLoop:
+    """The named checks (`CHECKS`, in that order) with at most `budget` tries again per turn.
+    `constrained`: whether the engine takes grammars (the schema check asks again under one)."""
+
+    def __init__(self, checks: Sequence[str] = ("cut_off", "schema"), budget: int = 2,
+                 constrained: bool = True):  # fmt: skip
+        unknown = [c for c in checks if c not in _CHECKS]
+        if unknown:
+            raise ValueError(f"unknown repair checks {unknown}; known: {CHECKS}")
+        self.checks = [c for c in CHECKS if c in checks]
+        self.budget, self.constrained = budget, constrained
+
+    def find(self, text: str, turn: Turn) -> Fault | None:
+        """The first fault a check finds in `text`, or None."""
+        for name in self.checks:
+            fault = _CHECKS[name](text, turn, self.constrained)
+            if fault is not None:
+                return fault
+        return None
+
+    def run(self, text: str | None, turn: Turn,
+            ask: Callable[[Fault, str], str | None]) -> tuple[str | None, list[Tool]]:  # fmt: skip
+        """The turn's answer after the repairs, and the tools its last try offered; `ask(fault,
+        text)` records the fault on the answer it retries and returns the model's next try."""
+        for _ in range(self.budget):
+            fault = self.find(text, turn) if text is not None else None
+            if fault is None:
+                break
+            again = ask(fault, text)
+            if again is None:
+                break
+            text = again
+            turn = Turn(fault.tools, fault.constraint, turn.made)
+        return text, turn.tools
+
+
+def note_message(fault: Fault, text: str) -> list[Message]:
+    """The turns an engine without grammars reads before trying again: its answer, then the
+    note."""
+    return [Message("assistant", text), Message("user", fault.note or fault.detail)]
+
+
+def _parsed(text: str) -> Any:
+    try:
+        return tool_calls.parse(text)
+    except FormatError:
+        return None
+
+
+def _unclosed(text: str) -> bool:
+    """A call list that never closed (the token budget ran out inside it)."""
+    try:
+        tool_calls.parse(text)
+    except FormatError:
+        return text.lstrip().startswith("[")
+    return False

@@ -1,0 +1,78 @@
+"""The general format's repair loop (`agents.repairs`) inside the tool-calls agent: each check
+finds its fault, asks again the way it should, within the budget, and every try is recorded."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from helpers import schema
+
+from toollearn.agents import ToolCallsAgent
+from toollearn.agents.repairs import RepairLoop, Turn
+from toollearn.engines.scripted import ScriptedEngine
+
+UNIT = {"type": "string", "enum": ["c", "f"]}
+WEATHER = schema("get_weather", {"city": {"type": "string"}, "unit": UNIT}, ["city"])
+GOOD = '[{"name": "get_weather", "arguments": {"city": "Oslo"}}]'
+UNKNOWN = '[{"name": "get_time", "arguments": {"zone": "CET"}}]'
+BAD_ENUM = '[{"name": "get_weather", "arguments": {"city": "Oslo", "unit": "kelvin"}}]'
+
+
+class Unconstrained(ScriptedEngine):
+    supports_constraints = False
+
+
+def _run(engine, **options):
+    agent = ToolCallsAgent(engine, execute=False, constrained=False, **options)
+    return agent.run("Weather in Oslo?", [WEATHER])
+
+
+def test_a_free_answer_against_the_schema_is_asked_again_under_the_grammar():
+    engine = ScriptedEngine([UNKNOWN, GOOD])
+    trace = _run(engine)
+    calls = [s for s in trace.steps if s.role == "agent"]
+    assert [s.content for s in calls] == [UNKNOWN, GOOD]
+    assert "no tool named 'get_time'" in calls[0].data["retried"]
+    assert engine.requests[0]["constraint"] is None  # free first
+    assert engine.requests[1]["constraint"] is not None  # then the tools' grammar
+    assert [c.name for c in trace.calls] == ["get_weather"]
+
+
+def test_an_engine_without_grammars_reads_what_was_wrong():
+    engine = Unconstrained([BAD_ENUM, GOOD])
+    trace = _run(engine)
+    assert [c.arguments for c in trace.calls] == [{"city": "Oslo"}]
+    note = engine.prompts[1][-1]  # the answer, then the note, before the next try
+    assert note.role == "user" and "kelvin" in note.content and "Answer again" in note.content
+    assert engine.prompts[1][-2].content == BAD_ENUM
+
+
+def test_the_budget_bounds_the_tries_and_the_last_answer_stands():
+    engine = Unconstrained([UNKNOWN, UNKNOWN, UNKNOWN, GOOD])
+    trace = _run(engine, repair_budget=2)
+    tries = [s for s in trace.steps if s.role == "agent"]
+    assert len(tries) == 3 and all(s.content == UNKNOWN for s in tries)
+    assert sum("retried" in s.data for s in tries) == 2
+    no_repairs = _run(Unconstrained([UNKNOWN]), repairs=())
+    assert [s.content for s in no_repairs.steps if s.role == "agent"] == [UNKNOWN]
+
+
+def test_the_checks_run_in_order_and_unknown_ones_are_refused():
+    loop = RepairLoop(["schema", "cut_off"])
+    assert loop.checks == ["cut_off", "schema"]
+    cut = '[{"name": "get_weather", "arguments": {"city": "Oslo"}}, {"name": "get_wea'
+    fault = loop.find(cut, Turn([WEATHER], constraint=object()))
+    assert fault.check == "cut_off" and "capped at 1" in fault.detail
+    assert loop.find(GOOD, Turn([WEATHER], None)) is None
+    assert loop.find("a plain reply", Turn([WEATHER], None)) is None
+    with pytest.raises(ValueError, match="unknown repair checks"):
+        RepairLoop(["spelling"])
+
+
+def test_repeated_calls_are_asked_again_without_the_tool():
+    made = json.loads(GOOD)[0]
+    loop = RepairLoop(["repeated"])
+    turn = Turn([WEATHER], object(), lambda c: c.name == made["name"])
+    fault = loop.find(GOOD, turn)
+    assert fault.check == "repeated" and fault.tools == []  # only the reply is left
