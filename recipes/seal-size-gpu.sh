@@ -33,9 +33,9 @@ python3 -c "import torch, transformers, peft, trl, datasets, gguf
 print({m.__name__: getattr(m, '__version__', '?') for m in (torch, transformers, peft, trl, datasets, gguf)})"
 for n in $SIZES; do
   python3 -m toollearn.cli.main train --model /tmp/model.gguf --dataset "/tmp/data/seal-draw-$n" \
-    --device cuda --eval-samples 32 --method lora --lora-r 16 --lora-alpha 32 \
-    --learning-rate 4e-4 --epochs 1 --batch-size 16 --grad-accum 1 --max-length 2048 --seed 0 \
-    --max-minutes "${MINUTES:-5}" --save-steps 100000 --eval-steps 20 --logging-steps 5 \
+    --device cuda --set eval_samples=32 --set method=lora --lora-r 16 --set lora_alpha=32 \
+    --learning-rate 4e-4 --epochs 1 --batch-size 16 --set grad_accum=1 --set max_length=2048 --seed 0 \
+    --max-minutes "${MINUTES:-5}" --set save_steps=100000 --set eval_steps=20 --set logging_steps=5 \
     --output-dir "/tmp/seal-gpu-$n"
   echo "train $n rc $?"
 done

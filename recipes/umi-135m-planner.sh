@@ -46,11 +46,11 @@ if [ -n "${REUSE:-}" ]; then
   for stage in single caller summarizer; do
     [ -d "$OUT/$stage" ] || cp -r "$REUSE/$stage" "$OUT/$stage"
   done
-  train --stages planner > "runs/logs/umi-$TAG-planner.log" 2>&1
+  train --set stages=planner > "runs/logs/umi-$TAG-planner.log" 2>&1
 else
-  train --stages single > "runs/logs/umi-$TAG-single.log" 2>&1
-  train --stages planner > "runs/logs/umi-$TAG-planner.log" 2>&1 &
-  train --stages caller,summarizer > "runs/logs/umi-$TAG-roles.log" 2>&1 &
+  train --set stages=single > "runs/logs/umi-$TAG-single.log" 2>&1
+  train --set stages=planner > "runs/logs/umi-$TAG-planner.log" 2>&1 &
+  train --set stages=caller,summarizer > "runs/logs/umi-$TAG-roles.log" 2>&1 &
   wait
 fi
 train > "runs/logs/umi-$TAG-join.log" 2>&1  # every stage kept: writes adapters.json

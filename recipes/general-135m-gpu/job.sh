@@ -42,9 +42,9 @@ print({m.__name__: getattr(m, '__version__', '?') for m in (torch, transformers,
 samples=$("$PY" -c "import json; print(json.load(open('/tmp/data/data/stats.json'))['n'])")
 "$PY" -m toollearn.cli.main train --config recipes/general-135m.yaml \
   --dataset /tmp/data/data --device "${DEVICE:-cuda}" --samples "${SAMPLES:-$samples}" \
-  --eval-samples "${EVAL_SAMPLES:-64}" \
-  --batch-size "${BATCH:-32}" --grad-accum 1 --epochs 1 --max-tokens-seen 0 \
-  --max-minutes "${MINUTES:-7}" --save-steps 100000 --eval-steps 100 --logging-steps 10 \
+  --set eval_samples="${EVAL_SAMPLES:-64}" \
+  --batch-size "${BATCH:-32}" --set grad_accum=1 --epochs 1 --max-tokens-seen 0 \
+  --max-minutes "${MINUTES:-7}" --set save_steps=100000 --set eval_steps=100 --set logging_steps=10 \
   --output-dir $run
 echo "train rc $?"
 } 2>&1 | tee /tmp/general-gpu-job.log

@@ -29,8 +29,8 @@ nvidia-smi --query-gpu=name --format=csv,noheader
 for m in $MODES; do
   timeout ${BUDGET:-540} python3 -m toollearn.cli.main train --glpft $m --model /tmp/model.gguf \
     --dataset /tmp/umi --device cuda --samples ${SAMPLES:-2000} --batch-size 16 \
-    --max-length 2048 --eval-samples 64 --save-steps 100000 --eval-steps 50 \
-    --logging-steps 10 --output-dir /tmp/$m-gpu
+    --set max_length=2048 --set eval_samples=64 --set save_steps=100000 --set eval_steps=50 \
+    --set logging_steps=10 --output-dir /tmp/$m-gpu
   echo "train $m rc $?"
 done
 } 2>&1 | tee /tmp/job.log

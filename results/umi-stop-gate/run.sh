@@ -34,12 +34,12 @@ train() {  # $1: output folder, then stages; p400's recipe, samples and thread c
   toollearn train --config recipes/umi-135m.yaml --output-dir "$out" --threads 1 \
     --max-minutes 150 --stage-samples planner=432 "$@"
 }
-[ -f "$BASE/single/train.json" ] || train "$BASE" --seed 0 --stages single \
+[ -f "$BASE/single/train.json" ] || train "$BASE" --seed 0 --set stages=single \
   > runs/logs/umi-p400r-single.log 2>&1
 if [ ! -f "$RUN/planner/train.json" ]; then
   mkdir -p "$RUN"
   [ -d "$RUN/single" ] || cp -r "$BASE/single" "$RUN/single"
-  train "$RUN" --seed "$SEED" --stages planner > "runs/logs/umi-p400r-$TAG-planner.log" 2>&1
+  train "$RUN" --seed "$SEED" --set stages=planner > "runs/logs/umi-p400r-$TAG-planner.log" 2>&1
 fi
 
 stepwise() {  # $1: trajectory file, $2: out, then options; two shards, merged, scored

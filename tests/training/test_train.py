@@ -59,10 +59,19 @@ def trained(tmp_path_factory, dataset):
     root = tmp_path_factory.mktemp("trained")
     config = _config(root, dataset).to_dict()
     (root / "run.yaml").write_text(yaml.safe_dump(config))
-    assert main(["train", "--config", str(root / "run.yaml"), "--epochs", "3"]) == 0
+    argv = ["train", "--config", str(root / "run.yaml"), "--epochs", "3", "--set", "eval_steps=50"]
+    assert main(argv) == 0
     run = root / "run"
-    assert json.loads((run / "train.json").read_text())["config"]["epochs"] == 3.0
+    config = json.loads((run / "train.json").read_text())["config"]
+    assert config["epochs"] == 3.0 and config["eval_steps"] == 50  # a flag and --set
     return run
+
+
+def test_train_refuses_a_set_that_names_no_field(capsys):
+    from toollearn.cli.main import main
+
+    assert main(["train", "--set", "lora_alfa=8"]) == 1
+    assert "expected FIELD=VALUE with a TrainConfig field" in capsys.readouterr().err
 
 
 def test_loss_falls_and_the_adapter_changes(trained):

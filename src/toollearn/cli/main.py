@@ -22,10 +22,17 @@ def _command_modules() -> list:
     return [importlib.import_module(f"toollearn.cli.{name}") for name in names]
 
 
+USER_COMMANDS = ("call", "run", "serve", "tune", "demo", "mcp", "train", "export", "datagen",
+                 "eval")  # fmt: skip
+LAB_COMMANDS = ("retrieve", "score", "report", "runs", "data", "tools")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="toollearn", description="Turn small open LLMs into reliable tool users."
-    )
+        prog="toollearn", description="Turn small open LLMs into reliable tool users.",
+        epilog=f"The lab's commands (runs, scores, tables, data): {', '.join(LAB_COMMANDS)}; "
+        "each has --help.",
+    )  # fmt: skip
     parser.add_argument("--version", action="version", version=toollearn.__version__)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     modules = _command_modules()
@@ -37,6 +44,9 @@ def build_parser() -> argparse.ArgumentParser:
             module.register(sub)
         if hasattr(module, "register_eval"):
             module.register_eval(eval_sub)
+    # the help lists the user's commands in this order; the lab's stay callable (epilog)
+    listed = {a.dest: a for a in sub._choices_actions}
+    sub._choices_actions[:] = [listed[name] for name in USER_COMMANDS if name in listed]
     return parser
 
 

@@ -1,7 +1,8 @@
 """`toollearn train --config run.yaml [--FIELD VALUE ...]` and `toollearn export gguf RUN_DIR`.
 
-Every field of `training.config.TrainConfig` is a flag and overrides the YAML file; datasets
-are given as `--dataset PATH[=WEIGHT]` (repeatable). `--glpft MODE` trains alpha-UMi's roles
+The common fields of `training.config.TrainConfig` are flags, and `--set FIELD=VALUE`
+(repeatable) sets any other; both override the YAML file. Datasets are given as `--dataset
+PATH[=WEIGHT]` (repeatable). `--glpft MODE` trains alpha-UMi's roles
 (stage 1, then planner/caller/summarizer adapters) into OUTPUT_DIR/<stage>/ with
 OUTPUT_DIR/adapters.json, which `--role-adapters OUTPUT_DIR` of `run` and `eval stepwise` serves
 on one backbone.
@@ -13,6 +14,17 @@ import argparse
 import dataclasses
 from pathlib import Path
 from typing import Any
+
+FLAGS = ("output_dir", "model", "epochs", "max_minutes", "max_tokens_seen", "learning_rate",
+         "lora_r", "batch_size", "samples", "seed", "threads", "device", "resume")  # fmt: skip
+
+
+def _bool(text: str) -> bool:
+    return text.lower() in ("1", "true", "yes")
+
+
+def _is_bool(field: Any) -> bool:
+    return field.type in ("bool",) or isinstance(field.default, bool)
 
 
 def register(subparsers: Any) -> None:
@@ -29,15 +41,16 @@ def register(subparsers: Any) -> None:
                    "epochs and learning rates per stage")  # fmt: skip
     p.add_argument("--dataset", action="append", default=[], metavar="PATH[=WEIGHT]",
                    help="a data.jsonl (or its folder) and its mixing weight")  # fmt: skip
-    for f in dataclasses.fields(TrainConfig):
-        if f.name in ("datasets", "glpft"):  # both have flags of their own above
-            continue
-        flag = "--" + f.name.replace("_", "-")
-        if f.type in ("bool",) or isinstance(f.default, bool):
-            p.add_argument(flag, default=None, type=lambda s: s.lower() in ("1", "true", "yes"),
-                           metavar="BOOL")  # fmt: skip
+    fields = {f.name: f for f in dataclasses.fields(TrainConfig)}
+    for name in FLAGS:
+        flag = "--" + name.replace("_", "-")
+        if _is_bool(fields[name]):
+            p.add_argument(flag, default=None, type=_bool, metavar="BOOL")
         else:
-            p.add_argument(flag, default=None, metavar=f.name.upper())
+            p.add_argument(flag, default=None, metavar=name.upper())
+    p.add_argument("--set", action="append", default=[], metavar="FIELD=VALUE",
+                   help="any other TrainConfig field (lora_alpha, warmup_ratio, packing, ...; "
+                   "training/config.py)")  # fmt: skip
     p.set_defaults(func=run_train)
 
     e = subparsers.add_parser("export", help="export a trained adapter for llama.cpp")
@@ -66,10 +79,19 @@ def run_train(args: argparse.Namespace) -> int:
     from toollearn.training.trainer import train
 
     overrides: dict[str, Any] = {}
-    for f in dataclasses.fields(TrainConfig):
-        value = getattr(args, f.name, None)
-        if f.name != "datasets" and value is not None:
-            overrides[f.name] = value
+    fields = {f.name: f for f in dataclasses.fields(TrainConfig)}
+    for name in FLAGS:
+        if getattr(args, name, None) is not None:
+            overrides[name] = getattr(args, name)
+    for item in args.set:
+        name, sep, value = item.partition("=")
+        name = name.strip().replace("-", "_")
+        if not sep or name not in fields or name in ("datasets", "glpft"):
+            from toollearn.core.errors import DataError
+
+            raise DataError(f"--set {item!r}: expected FIELD=VALUE with a TrainConfig field "
+                            "(not datasets or glpft, which have flags)")  # fmt: skip
+        overrides[name] = _bool(value) if _is_bool(fields[name]) else value
     if args.dataset:
         overrides["datasets"] = dict(_dataset(d) for d in args.dataset)
     config = load_config(args.config, **overrides)
