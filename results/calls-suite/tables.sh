@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The baselines' tables (rescored from the stored answers) into results/calls-suite/tables.md:
-# the finished in-process runs on the whole test split, then the served runs (quick subset)
-# with the item-by-item comparison against the in-process answers.
+# the finished in-process runs on the whole test split, the dev runs that chose the default
+# preset, then the served runs (quick subset) with the item-by-item comparison against the
+# in-process answers.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 TL=${TL:-.venv/bin/toollearn}
@@ -18,14 +19,18 @@ report() {  # [--by-kind] NAME...: the finished ones
 }
 {
   echo "## In process, the whole test split (1,423 items)"; echo
-  report base tools-135m tools-135m-gate general general-gate general-gate-nosure general-plan \
-    tuned-agent; echo
+  report base tools-135m tools-135m-gate tuned-agent general general-gate general-gate-nosure \
+    general-plan default; echo
   echo "## In process, per category and kind (multi-turn/answer: answering after tool results)"
-  echo; report --by-kind base tools-135m tools-135m-gate general general-gate general-gate-nosure \
-    general-plan tuned-agent; echo
+  echo; report --by-kind base tools-135m tools-135m-gate tuned-agent general general-gate \
+    general-gate-nosure general-plan default; echo
+  echo "## The dev split's quick subset (200 items): what chose the default preset"; echo
+  report dev-tools-135m dev-tuned-agent dev-tuned-agent-gate-plan dev-general dev-general-gate \
+    dev-general-gate-nosure dev-general-plan dev-general-gate-plan dev-general-gate-plan-reply
+  echo
   echo "## Through toollearn serve and the openai client, the quick subset (200 items)"; echo
-  report served-base served-tools-135m served-general; echo
-  for name in base tools-135m general; do
+  report served-base served-tools-135m served-general served-default; echo
+  for name in base tools-135m general default; do
     if [ -f "results/calls-suite/served-$name/scores.json" ]; then
       echo "served-$name against $name in process, item by item:"; echo; echo '```'
       "$PY" results/calls-suite/same_answers.py "results/calls-suite/$name" \

@@ -55,19 +55,12 @@ def add_engine_args(
     )
     if not llama_knobs:
         return
-    p.add_argument(
-        "--weights",
-        default=None,
-        help="llama.cpp weight type that generates: 'file' (the GGUF as it is), f16, q8_0, "
-        "q4_0, ... (a cached copy made by llama.cpp's quantizer; default: file). Alone, it also "
-        "reads the prompts",
-    )
-    p.add_argument(
-        "--prefill-weights",
-        default=None,
-        help="weight type of a second copy of the model that reads the prompts and hands their "
-        "KV cache over (default: f16 for the embedded model when --weights is not given)",
-    )
+    p.add_argument("--weights", default=None,
+                   help="llama.cpp weights that generate: file (as it is), f16, q8_0, q4_0, ... "
+                   "(a cached quantized copy; default file)")  # fmt: skip
+    p.add_argument("--prefill-weights", default=None,
+                   help="weights of a second copy that reads the prompts (default: f16 for the "
+                   "embedded model without --weights)")  # fmt: skip
     p.add_argument(
         "--flash-attn",
         choices=("on", "off"),

@@ -47,7 +47,7 @@ def minilm_path() -> Path:
 ADAPTER_WEIGHTS = "adapter_model.safetensors"
 
 
-@lru_cache(maxsize=2)
+@lru_cache(maxsize=4)  # one copy per model, shared by the gate, plan, filter, retriever
 def _load_sentence_transformer(path: str, device: str) -> Any:
     """A SentenceTransformer folder, or a LoRA adapter folder (`toollearn retrieve train
     --lora`) merged into the embedded MiniLM."""
