@@ -21,13 +21,24 @@ from toollearn.formats.answers import tool_calls  # noqa: E402
 pytestmark = pytest.mark.model
 
 TOOLS = Path(__file__).resolve().parents[2] / "examples" / "tools.json"
-REQUESTS = [
-    "What's the weather in Paris, in celsius?",
-    "Book a table for 4 at Chez Marie at 19:30.",
-    "Hi! How are you today?",
-    "What's the weather in Paris and in Rome?",
-    "Write a short poem about the sea.",
+REQUESTS = [  # the README's, then the demo's (`toollearn demo`) on the demo's tools
+    ("What's the weather in Paris, in celsius?", "readme"),
+    ("Book a table for 4 at Chez Marie at 19:30.", "readme"),
+    ("Hi! How are you today?", "readme"),
+    ("What's the weather in Paris and in Rome?", "readme"),
+    ("Multiply 6 by 7, then add 8 to the result.", "demo"),
+    ("Write a short poem about the sea.", "demo"),
 ]
+
+
+@pytest.fixture(scope="module")
+def tool_files(tmp_path_factory):
+    from toollearn.envs.demo import demo_env
+    from toollearn.formats.schemas.openai import tool_to_openai
+
+    demo = tmp_path_factory.mktemp("demo") / "tools.json"
+    demo.write_text(json.dumps([tool_to_openai(t) for t in demo_env().tools]))
+    return {"readme": TOOLS, "demo": demo}
 
 
 def _calls(calls) -> list[tuple[str, str]]:
@@ -48,19 +59,22 @@ def served():
         yield openai.OpenAI(base_url=server.url, api_key="none", max_retries=0)
 
 
-@pytest.mark.parametrize("request_text", REQUESTS)
-def test_call_run_and_serve_answer_alike_under_the_default_preset(request_text, served, capsys):
-    assert main(["call", request_text, "--tools", str(TOOLS), "--threads", "2"]) == 0
+@pytest.mark.parametrize(("request_text", "tools_of"), REQUESTS)
+def test_call_run_and_serve_answer_alike_under_the_default_preset(
+    request_text, tools_of, tool_files, served, capsys
+):
+    path = tool_files[tools_of]
+    assert main(["call", request_text, "--tools", str(path), "--threads", "2"]) == 0
     called = _calls(tool_calls.parse(capsys.readouterr().out).calls)
 
-    argv = ["run", request_text, "--tools", str(TOOLS), "--threads", "2", "--max-steps", "1",
+    argv = ["run", request_text, "--tools", str(path), "--threads", "2", "--max-steps", "1",
             "--json"]  # fmt: skip
     assert main(argv) == 0
     trace = json.loads(capsys.readouterr().out)
     first = next(s for s in trace["steps"] if s["role"] == "agent")
     ran = _calls(tool_calls.parse(first["content"]).calls)
 
-    tools = json.loads(TOOLS.read_text())
+    tools = json.loads(path.read_text())
     reply = (
         served.chat.completions.create(
             model="m", tools=tools, messages=[{"role": "user", "content": request_text}]
@@ -73,3 +87,34 @@ def test_call_run_and_serve_answer_alike_under_the_default_preset(request_text, 
     answered = _calls(ToolCall(tc.function.name, json.loads(tc.function.arguments))
                       for tc in reply.tool_calls or [])  # fmt: skip
     assert called == ran == answered
+
+
+def test_the_second_turn_after_a_result_is_the_same_in_run_and_serve(tool_files, served, capsys):
+    """The plan's next due call, after the first result, through `run` and through `serve`
+    given the same result."""
+    from toollearn.core.types import ToolCall
+
+    request, path = "Multiply 6 by 7, then add 8 to the result.", tool_files["demo"]
+    argv = ["run", request, "--tools", str(path), "--threads", "2", "--max-steps", "2", "--json"]
+    assert main(argv) == 0
+    steps = json.loads(capsys.readouterr().out)["steps"]
+    turns = [s for s in steps if s["role"] == "agent"]
+    first = tool_calls.parse(turns[0]["content"]).calls[0]
+    seen = next(s for s in steps if s["kind"] == "observation")
+    messages = [
+        {"role": "user", "content": request},
+        {"role": "assistant", "content": None, "tool_calls": [{"id": "c1", "type": "function",
+         "function": {"name": first.name, "arguments": json.dumps(first.arguments)}}]},
+        {"role": "tool", "tool_call_id": "c1", "content": seen["content"]},
+    ]  # fmt: skip
+    reply = (
+        served.chat.completions.create(
+            model="m", tools=json.loads(path.read_text()), messages=messages
+        )
+        .choices[0]
+        .message
+    )
+    answered = _calls(ToolCall(tc.function.name, json.loads(tc.function.arguments))
+                      for tc in reply.tool_calls or [])  # fmt: skip
+    assert _calls(tool_calls.parse(turns[1]["content"]).calls) == answered
+    assert [c[0] for c in answered] == ["add"]  # the plan's due tool
