@@ -105,8 +105,9 @@ class Policy:
 
     def agent(self, env: Any = None, engine: Any = None, *, execute: bool = True,
               threads: int | None = None, **options: Any) -> Any:  # fmt: skip
-        """A `ToolCallsAgent` under this policy over `env` (its tools executed; None: tools
-        given to `run`, nothing executed) and `engine` (default: the policy's model).
+        """A `ToolCallsAgent` under this policy over `env` (its tools executed; None: the tools
+        given to `run`, simulated from their declared responses) and `engine` (default: the
+        policy's model). `execute=False` stops at the first call list (what `call` prints).
         `options` reach the agent (constrained, sampling, seed, planner, ...)."""
         from toollearn.agents import ToolCallsAgent
 
