@@ -13,7 +13,7 @@ helps (`docs/results/general.md`). The papers' pipelines are presets of their ow
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from toollearn.core.errors import DataError
@@ -65,13 +65,6 @@ class Policy:
     seal: SealSteps = field(default_factory=SealSteps)
     fitted: str = ""
     measured: str = ""
-
-    def describe(self) -> dict[str, Any]:
-        """The settings as a run records them."""
-        out = {k: v for k, v in asdict(self).items() if k not in ("seal", "fitted", "measured")}
-        if self.answer_format == "seal-tools":
-            out["seal"] = {k: v for k, v in asdict(self.seal).items() if v not in (None, False)}
-        return out
 
     def general_only(self, command: str) -> None:
         """DataError where a command speaks only the general call format."""
