@@ -163,6 +163,72 @@ def test_order_mode_keeps_later_planned_tools_back_and_the_reply_open():
     assert [r["constraint"].grammar for r in engine.requests] == [expected, expected]
 
 
+def test_request_parts_mark_what_opens_a_request():
+    from toollearn.agents.clause_plan import request_parts
+
+    query = ("Grow tomatoes: I need planting instructions. The soil is loam. Besides that, "
+             "list the crops of Peru. Then get the weather in Oslo, and book a table.")  # fmt: skip
+    assert request_parts(query) == [
+        ("Grow tomatoes: I need planting instructions.", False),  # the first: nothing before
+        ("The soil is loam.", False),  # adds to the request before it
+        ("Besides that, list the crops of Peru.", True),
+        ("get the weather in Oslo", True),  # after "Then"
+        ("book a table.", True),  # ", and <verb>"
+    ]
+
+
+def test_batch_plans_count_repeats_join_context_and_hold_back_what_waits():
+    weather = Tool("getWeather", "Get the current weather of a city",
+                   {"type": "object", "properties": {"city": {"type": "string"}}})  # fmt: skip
+    planner = ClausePlanner.for_mode("batch")
+    assert planner.describe()["follow_similarity"] == 0.2
+    assert "follow_similarity" not in ClausePlanner.for_mode("due").describe()
+    twice = planner.plan("Get the weather in Oslo. Besides that, get the weather in Cairo.",
+                         [weather, FUND])  # fmt: skip
+    assert twice.tools == ["getWeather"] and twice.calls == [("getWeather", False)] * 2
+    joined = planner.plan("Get the weather in Oslo. I want the current weather there.",
+                          [weather, FUND])  # fmt: skip
+    assert joined.calls == [("getWeather", False)] and joined.requests[1]["joins"]
+    waits = planner.plan("Retrieve information about the hedge fund Bridgewater. Then "
+                         "retrieve the returns of the fund obtained from the previous call.",
+                         [weather, FUND, RETURNS])  # fmt: skip
+    assert waits.calls == [("getHedgeFundInfo", False), ("getHedgeFundReturns", True)]
+
+
+def test_batch_mode_calls_the_plan_in_one_list_then_what_waits_then_replies():
+    from toollearn.agents.tool_calls import batch_turn, planned_turn
+    from toollearn.decoding.tool_calls import no_call_constraint, tool_calls_constraint
+
+    requests = [
+        {"request": "a", "tool": "getWeather", "similarity": 0.5},
+        {"request": "b", "tool": "getHedgeFundInfo", "similarity": 0.5},
+        {"request": "c", "tool": "getWeather", "similarity": 0.5},
+        {"request": "d", "tool": "getHedgeFundReturns", "similarity": 0.5, "waits": True},
+    ]
+    plan = Plan(["getWeather", "getHedgeFundInfo", "getHedgeFundReturns"], requests)
+    shown = [WEATHER, FUND, RETURNS]
+    offered, first = planned_turn(plan, "batch", [], shown, 0)
+    assert offered == [WEATHER, FUND]
+    seq = ["getWeather", "getHedgeFundInfo", "getWeather"]
+    assert first.grammar == tool_calls_constraint([WEATHER, FUND], sequence=seq).grammar
+    offered, sure = batch_turn(plan, [], shown, 0, "sure call")  # the gate is sure: must call
+    assert sure.grammar == tool_calls_constraint(offered, False, sequence=seq).grammar
+    offered, second = batch_turn(plan, seq, shown, 1)
+    assert offered == [RETURNS]
+    assert (
+        second.grammar
+        == tool_calls_constraint([RETURNS], False, sequence=["getHedgeFundReturns"]).grammar
+    )
+    done = [*seq, "getHedgeFundReturns"]
+    assert batch_turn(plan, done, shown, 2) == ([], no_call_constraint())
+    assert batch_turn(Plan([]), [], shown, 0) == (shown, None)  # nothing planned: free
+    chain = Plan([], [{**requests[0], "waits": False}, {**requests[1], "waits": True},
+                      {**requests[3], "waits": True}])  # fmt: skip
+    turns = [batch_turn(chain, made, shown, k)[0] for k, made in enumerate(
+        ([], ["getWeather"], ["getWeather", "getHedgeFundInfo"]))]  # fmt: skip
+    assert turns == [[WEATHER], [FUND], [RETURNS]]  # each waits for the one before it
+
+
 def test_a_plan_needs_a_known_mode():
     from toollearn.agents import ToolCallsAgent
     from toollearn.engines import ScriptedEngine

@@ -89,6 +89,19 @@ def test_required_calls_remove_the_no_call_branch(admits):
 
 
 @pytest.mark.model
+def test_a_call_sequence_admits_exactly_those_calls_in_order(admits):
+    sequence = ["weather", "CTCP", "weather"]
+    grammar = tool_calls_constraint([WEATHER, CTCP], sequence=sequence).grammar
+    rome, oslo = ('{"name": "weather", "arguments": {"city": "Rome"}}',
+                  '{"name": "weather", "arguments": {"city": "Oslo"}}')  # fmt: skip
+    ctcp = '{"name": "CTCP", "arguments": {"nctid": "N1"}}'
+    assert admits(grammar, f"[{rome}, {ctcp}, {oslo}]")
+    assert admits(grammar, "[]\nNone of these fits.")  # the no-call branch stays open
+    assert not admits(grammar, f"[{rome}, {ctcp}]")  # one short
+    assert not admits(grammar, f"[{ctcp}, {rome}, {oslo}]")  # out of order
+
+
+@pytest.mark.model
 @pytest.mark.parametrize(
     ("stage", "text", "ok"),
     [
@@ -110,6 +123,10 @@ def test_deer_grammar(admits, stage, text, ok):
 def test_builders_reject_bad_input():
     with pytest.raises(ValueError):
         tool_calls_constraint([])
+    with pytest.raises(ValueError, match="listed tools only"):
+        tool_calls_constraint([WEATHER], sequence=["CTCP"])
+    with pytest.raises(ValueError, match="listed tools only"):
+        tool_calls_constraint([WEATHER], sequence=[])
     with pytest.raises(ValueError):
         deer_constraint([CTCP], stage="later")
     with pytest.raises(ValueError):

@@ -22,11 +22,18 @@ tool it asks for is not there, so it lands on a sibling's), and the plan ends be
 (`Plan.unfit`); the agent then replies after the planned calls instead of calling on
 (`results/agent-plan-unfit`). None or a negative gap turns it off.
 
+A sentence that does not open a request (no step word: "The tomatoes will be planted in loam
+soil.") and lands on the tool of the request before it adds to that request (`joins`). A
+request that takes a value from an earlier one's result ("the ID obtained from the
+registration", "the same patient", "the previous result": `WAITS`) waits for it
+(`Plan.calls`).
+
 `agents.tool_calls.ToolCallsAgent(plan=...)` follows it: until every planned tool has been
 called, each turn may call only the due one (`"due"`), or the due one and any tool outside the
 plan (`"order"`: a later step's tool cannot come first); then the model is free again, or
 (`"due-reply"`) the due one each turn and, once every planned tool has been called, the
-reply.
+reply; or (`"batch"`) every request's call in one list, a tool asked twice called twice, a
+request that waits once every request before it is made, then the reply.
 """
 
 from __future__ import annotations
@@ -48,26 +55,46 @@ _VERBS = (
     "estimate|predict|play|make|show|provide|give|tell"
 )
 _AND_VERB = re.compile(rf",?\s+and\s+(?=(?:{_VERBS})\b)", re.I)
-MODES = ("due", "due-reply", "order")
+MODES = ("due", "due-reply", "order", "batch")
+OPENS = re.compile(
+    r"(?:and then|then|after that|also|additionally|finally|next|besides(?: that)?|"
+    r"in addition|on top of that|lastly|moreover|furthermore|plus|secondly|thirdly|as well)\b",
+    re.I,
+)
+FOLLOW_SIMILARITY = 0.2
+# a request that names an earlier request's result: it waits for that result (chosen on dev)
+WAITS = re.compile(
+    r"\b(obtained|previous(ly)?|results? (of|from)|returned|output|the same|from (it|that|this|"
+    r"them|there)|(use|using|with) (it|that|this|these|those|them)|the (resulting|generated|"
+    r"encoded|hashed|converted|translated|calculated|computed|retrieved|above))\b",
+    re.I,
+)
 DISTINCT_MARGIN = 0.06
 UNFIT_GAP = 0.15
 
 
 def requests(query: str) -> list[str]:
     """The query's requests in order (see the module doc); the query itself if none."""
+    return [part for part, _ in request_parts(query)]
+
+
+def request_parts(query: str) -> list[tuple[str, bool]]:
+    """The query's requests, each with whether it opens a new request: it follows a step
+    word or ", and <verb>", or starts with one (`OPENS`); a sentence that does not adds to
+    the request before it."""
     sentences: list[str] = []
     for sentence in _SENTENCE.split(query.strip()):
         if sentences and sentence[:1].islower():
             sentences[-1] += " " + sentence
         elif sentence:
             sentences.append(sentence)
-    parts = [
-        part.strip(" ,;")
-        for sentence in sentences
-        for step in _STEP_WORD.split(sentence)
-        for part in _AND_VERB.split(step)
-    ]
-    return [p for p in parts if len(p) >= MIN_CLAUSE_CHARS] or [query]
+    parts = []
+    for sentence in sentences:
+        for k, step in enumerate(_STEP_WORD.split(sentence)):
+            for j, part in enumerate(_AND_VERB.split(step)):
+                part = part.strip(" ,;")
+                parts.append((part, k > 0 or j > 0 or bool(OPENS.match(part))))
+    return [(p, o) for p, o in parts if len(p) >= MIN_CLAUSE_CHARS] or [(query, True)]
 
 
 @dataclass
@@ -77,6 +104,18 @@ class Plan:
     tools: list[str]
     requests: list[dict[str, Any]] = field(default_factory=list)
     unfit: str | None = None  # the request no shown tool fits: the plan ends before it
+
+    @property
+    def calls(self) -> list[tuple[str, bool]]:
+        """Each planned request's (tool, waits for an earlier result), in order, a tool asked
+        twice listed twice; up to an unfit request."""
+        out = []
+        for r in self.requests:
+            if r.get("unfit"):
+                break
+            if r["tool"] is not None and not r.get("joins"):
+                out.append((r["tool"], bool(r.get("waits"))))
+        return out
 
     def due(self, called: set[str]) -> str | None:
         """The first planned tool not called yet; None once all are."""
@@ -111,11 +150,11 @@ class ClausePlanner:
     def __init__(
         self, min_similarity: float = 0.35, model: str | Path | None = None,
         threads: int | None = 1, distinct_margin: float | None = DISTINCT_MARGIN,
-        unfit_gap: float | None = UNFIT_GAP,
+        unfit_gap: float | None = UNFIT_GAP, follow_similarity: float | None = None,
     ):  # fmt: skip
         from toollearn.retrieval.dense import CachingEncoder, MiniLMEncoder
 
-        self.min_similarity = min_similarity
+        self.min_similarity, self.follow_similarity = min_similarity, follow_similarity
         self.distinct_margin = margin_on(distinct_margin)
         self.unfit_gap = margin_on(unfit_gap)
         self.encoder = CachingEncoder(MiniLMEncoder(path=model, threads=threads))
@@ -131,15 +170,26 @@ class ClausePlanner:
     def plan(self, query: str, tools: Sequence[Tool]) -> Plan:
         if not tools:
             return Plan([])
-        parts = requests(query)
-        sims = cosines(self.encoder, parts, tools)
+        parts = request_parts(query)
+        sims = cosines(self.encoder, [part for part, _ in parts], tools)
         names: list[str] = []
         asked: list[dict[str, Any]] = []
-        for part, row in zip(parts, sims):
+        for (part, opens), row in zip(parts, sims):
             best = self._pick(row, tools, names)
             score = round(float(row[best]), 4)
-            tool = tools[best].name if score >= self.min_similarity else None
-            asked.append({"request": part, "tool": tool, "similarity": score})
+            last = next((r["tool"] for r in reversed(asked) if r["tool"] is not None), None)
+            follows = opens and last and self.follow_similarity is not None
+            floor = self.follow_similarity if follows else self.min_similarity
+            tool = tools[best].name if score >= floor else None
+            asked.append(
+                {
+                    "request": part,
+                    "tool": tool,
+                    "similarity": score,
+                    **({"waits": True} if asked and WAITS.search(part) else {}),
+                    **({"joins": True} if tool and tool == last and not opens else {}),
+                }
+            )
             if tool is not None and tool not in names:
                 names.append(tool)
         cut = self._unfit(asked)
@@ -176,6 +226,14 @@ class ClausePlanner:
         alt = max(free, key=lambda i: float(row[i]))
         return alt if float(row[best] - row[alt]) <= self.distinct_margin else best
 
+    @classmethod
+    def for_mode(cls, mode: str, **options: Any) -> ClausePlanner:
+        """The planner a plan mode reads with: `"batch"` also plans a request that opens after
+        a planned one at `FOLLOW_SIMILARITY` (its calls all come at once)."""
+        if mode == "batch":
+            options.setdefault("follow_similarity", FOLLOW_SIMILARITY)
+        return cls(**options)
+
     def describe(self) -> dict[str, Any]:
         out = {"planner": "clauses", "encoder": self.encoder.model_id,
                "min_similarity": self.min_similarity}  # fmt: skip
@@ -183,4 +241,6 @@ class ClausePlanner:
             out["distinct_margin"] = self.distinct_margin
         if self.unfit_gap is not None:
             out["unfit_gap"] = self.unfit_gap
+        if self.follow_similarity is not None:
+            out["follow_similarity"] = self.follow_similarity
         return out

@@ -29,11 +29,15 @@ call while planned tools are left: only the due one (`due`: the reply waits unti
 done, unless the first turn's gate leaves the model free to decline), or the due one or a tool
 outside the plan (`order`: no later step first, the reply open). Then the turns are free, but
 where the plan ends at a request no shown tool fits (`Plan.unfit`), or with `"due-reply"`:
-then the reply. The plan is a `planner` step of the trace.
+then the reply. With `"batch"` each turn calls every planned request's tool not called yet in one
+list, in order (a tool asked twice called twice), but a request that waits for an earlier
+result while an earlier one is not called yet; then the reply. The plan is a `planner` step of
+the trace.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
@@ -49,12 +53,15 @@ from toollearn.envs.environment import Environment
 from toollearn.formats.answers import tool_calls
 
 
-def planned_turn(plan: Plan | None, mode: str, called: set[str], shown: list[Tool], step: int,
-                 decision: str | None = None) -> tuple[list[Tool], Any]:  # fmt: skip
-    """The tools a turn may call and its grammar while planned tools are left (one call a
-    turn, see the module doc; `step`: the turns already taken, `decision`: the call gate's);
-    (shown, None) otherwise: the turn's usual grammar."""
-    due = plan.due(called) if plan is not None else None
+def planned_turn(plan: Plan | None, mode: str, called: Sequence[str], shown: list[Tool],
+                 step: int, decision: str | None = None) -> tuple[list[Tool], Any]:  # fmt: skip
+    """The tools a turn may call and its grammar while planned calls are left (see the module
+    doc; `called`: the tools called so far in order, a tool called twice listed twice; `step`:
+    the turns already taken, `decision`: the call gate's); (shown, None) otherwise: the turn's
+    usual grammar."""
+    if mode == "batch":
+        return batch_turn(plan, called, shown, step, decision)
+    due = plan.due(set(called)) if plan is not None else None
     closes = plan is not None and (plan.unfit is not None or mode == "due-reply" and plan.tools)
     if due is None and closes:
         return [], no_call_constraint()  # the planned calls made: the reply, no more calls
@@ -67,6 +74,28 @@ def planned_turn(plan: Plan | None, mode: str, called: set[str], shown: list[Too
         may_decline = step > 0 or decision != "sure call"
     offered = [t for t in shown if t.name in keep]
     return offered, tool_calls_constraint(offered, allow_no_call=may_decline, max_calls=1)
+
+
+def batch_turn(plan: Plan | None, called: Sequence[str], shown: list[Tool], step: int,
+               decision: str | None = None) -> tuple[list[Tool], Any]:  # fmt: skip
+    """`"batch"`: the planned calls not made yet in one list, in order, but a request that
+    waits for a result while a request before it is not made yet; then the reply; (shown,
+    None) where nothing is planned."""
+    if plan is None or not plan.calls:
+        return shown, None
+    made = Counter(called)
+    left = []
+    for tool, waits in plan.calls:
+        if made[tool]:
+            made[tool] -= 1
+        else:
+            left.append((tool, waits))
+    if not left:
+        return [], no_call_constraint()  # the planned calls made: the reply, no more calls
+    batch = [tool for i, (tool, waits) in enumerate(left) if not waits or i == 0]
+    offered = [t for t in shown if t.name in set(batch)]
+    may_decline = step == 0 and decision != "sure call"
+    return offered, tool_calls_constraint(offered, allow_no_call=may_decline, sequence=batch)
 
 
 class ToolCallsAgent:
@@ -118,7 +147,9 @@ class ToolCallsAgent:
         if plan is not None and plan not in MODES:
             raise ValueError(f"plan must be one of {MODES}, not {plan!r}")
         self.plan_mode = plan
-        self.planner = planner if planner is not None or plan is None else ClausePlanner()
+        if planner is None and plan is not None:
+            planner = ClausePlanner.for_mode(plan)
+        self.planner = planner
 
     @classmethod
     def gated(cls, engine: Any, env: Environment | None = None, *, threads: int | None = 1,
@@ -186,7 +217,7 @@ class ToolCallsAgent:
         elif decision == "sure call" and constraint is not None:
             first = tool_calls_constraint(shown, allow_no_call=False)
         plan = self._plan(rec, query, shown, constraint, decision)
-        called: set[str] = set()
+        called: list[str] = []
         history: list[Message] = []
         for step in range(self.max_steps):
             messages = tool_calls.render_messages(query, shown, history, self.docs)
@@ -208,7 +239,7 @@ class ToolCallsAgent:
             if not self.execute:  # the answer is the call list itself
                 return rec.finish(text, **self.config(), outcome="planned")
             history.append(Message("assistant", text))
-            called.update(c.name for c in answer.calls)
+            called.extend(c.name for c in answer.calls)
             for call in answer.calls:
                 result = runner.run(call)
                 rec.observe(result)
@@ -230,7 +261,7 @@ class ToolCallsAgent:
         rec.add(plan.step(f"{self.plan_mode}: one request's closest tool each, in order"))
         return plan
 
-    def _planned_turn(self, plan: Plan | None, called: set[str], shown: list[Tool], step: int,
+    def _planned_turn(self, plan: Plan | None, called: list[str], shown: list[Tool], step: int,
                       decision: str | None) -> tuple[list[Tool], Any]:  # fmt: skip
         """The tools a turn may call and its grammar (`planned_turn`)."""
         return planned_turn(plan, self.plan_mode or "due", called, shown, step, decision)

@@ -224,7 +224,8 @@ def register_eval(eval_sub: Any) -> None:
     e.add_argument("--plan", choices=PLAN_MODES,
                    help="tool-calls: follow a call plan read off the query's requests "
                    "(agents.clause_plan): one call a turn, only the due tool (due; due-reply: "
-                   "then the reply) or no later planned tool first (order)")  # fmt: skip
+                   "then the reply) or no later planned tool first (order); or all planned "
+                   "calls in one turn (batch)")  # fmt: skip
     e.add_argument("--plan-gate", choices=PLAN_GATE_RULES, default=None,
                    help="multi-role: the query's call plan re-decides the planner's role by "
                    "this rule (as in `eval stepwise`; agents.plan_gate), and while a planned "

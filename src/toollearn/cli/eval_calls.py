@@ -45,8 +45,9 @@ def register_eval(eval_sub: Any) -> None:
     p.add_argument("--no-sure-call", action="store_true", help="with --call-gate: only decline")
     p.add_argument("--plan", choices=PLAN_MODES, default=None,
                    help="as a preset's plan: the query's call plan narrows each turn to the due "
-                   "tool (order: or a tool outside the plan; due-reply: then the reply), one "
-                   "call a turn; after --call-gate's verdict where both are on")  # fmt: skip
+                   "tool, one call a turn (order: or a tool outside the plan; due-reply: then "
+                   "the reply), or to all planned calls at once (batch: then those waiting for "
+                   "a result, then the reply); after --call-gate's verdict")  # fmt: skip
     p.add_argument("--docs", choices=("json", "compact"), default=None,
                    help="how prompts list the tools (default: as the model was "
                    "trained)")  # fmt: skip
@@ -101,7 +102,7 @@ def run_calls(args: argparse.Namespace) -> int:
         if args.plan:
             from toollearn.agents.clause_plan import ClausePlanner
 
-            planner = ClausePlanner()
+            planner = ClausePlanner.for_mode(args.plan)
             plan = (args.plan, planner)
             config.update(plan=args.plan, **planner.describe())
         answer = in_process(engine, docs=docs, gate=gate, reuse=reuse, plan=plan)

@@ -14,16 +14,18 @@ import sys
 
 import toollearn
 import toollearn.cli as cli_pkg
+from toollearn.cli.screen_help import fit_screens, whole_help
 from toollearn.core.errors import ToollearnError
 
 
 def _command_modules() -> list:
-    names = sorted(m.name for m in pkgutil.iter_modules(cli_pkg.__path__) if m.name != "main")
+    names = sorted(m.name for m in pkgutil.iter_modules(cli_pkg.__path__)
+                   if m.name not in ("main", "screen_help"))  # fmt: skip
     return [importlib.import_module(f"toollearn.cli.{name}") for name in names]
 
 
 USER_COMMANDS = ("call", "run", "serve", "tune", "demo", "mcp", "train", "export", "datagen",
-                 "eval")  # fmt: skip
+                 "eval", "help")  # fmt: skip
 LAB_COMMANDS = ("retrieve", "score", "report", "runs", "data", "tools")
 
 
@@ -44,10 +46,19 @@ def build_parser() -> argparse.ArgumentParser:
             module.register(sub)
         if hasattr(module, "register_eval"):
             module.register_eval(eval_sub)
+    helper = sub.add_parser("help", help="a command's help with every flag's note whole")
+    helper.add_argument("path", nargs="*", metavar="COMMAND", help="such as: eval calls")
+    helper.set_defaults(func=_print_whole_help)
     # the help lists the user's commands in this order; the lab's stay callable (epilog)
     listed = {a.dest: a for a in sub._choices_actions}
     sub._choices_actions[:] = [listed[name] for name in USER_COMMANDS if name in listed]
+    fit_screens(parser)
     return parser
+
+
+def _print_whole_help(args: argparse.Namespace) -> int:
+    print(whole_help(build_parser(), args.path), end="")
+    return 0
 
 
 def main(argv: list[str] | None = None) -> int:

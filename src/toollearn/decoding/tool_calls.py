@@ -6,6 +6,7 @@ Schema: nested objects, arrays with typed items, enums, numbers; strings may hol
 character), or, when `allow_no_call`, `[]` optionally followed by a newline and a plain-text
 answer. `required=True` (OpenAI's tool_choice "required") removes the no-call branch;
 `no_call_constraint` admits only the no-call answer (a call gate declined for the model).
+`sequence`: the tool names the list must call, in that order (a call plan's batch).
 `reply`: a JSON Schema the reply must follow (OpenAI's `response_format`; `{"type":
 "object"}` for any JSON object); the reply is then required. `reply_constraint` is the same
 without tools.
@@ -32,12 +33,17 @@ def tool_calls_grammar(
     allow_no_call: bool = True,
     max_calls: int = MAX_CALLS,
     reply: dict[str, Any] | None = None,
+    sequence: Sequence[str] | None = None,
 ) -> str:
-    """GBNF text of the general call list over these tools."""
+    """GBNF text of the general call list over these tools (with `sequence`: exactly those
+    calls, in order)."""
     if not tools:
         raise ValueError("a call-list grammar needs at least one tool")
     if max_calls < 1:
         raise ValueError("max_calls must be at least 1")
+    index = {tool.name: i for i, tool in enumerate(tools)}
+    if sequence is not None and (not sequence or any(n not in index for n in sequence)):
+        raise ValueError(f"a call sequence names listed tools only: {list(sequence)}")
     rules = SchemaRules()
     answer = _answer_rule(rules, reply)
     alts = []
@@ -49,9 +55,12 @@ def tool_calls_grammar(
         alts.append(f"call{i}")
     more = f' (", " call){{0,{max_calls - 1}}}' if max_calls > 1 else ""
     root = f'"[" call{more} "]"'
+    if sequence is not None:
+        root = '"[" ' + ' ", " '.join(f"call{index[n]}" for n in sequence) + ' "]"'
     if allow_no_call:
         root += f" | {gbnf_literal(NO_CALL)} answer"
-    lines = [f"root ::= {root}", "call ::= " + " | ".join(alts), *rules.lines]
+    call = [] if sequence is not None else ["call ::= " + " | ".join(alts)]
+    lines = [f"root ::= {root}", *call, *rules.lines]
     if allow_no_call:
         lines.append(answer)
     return "\n".join([*lines, JSON_VALUE_RULES]) + "\n"
@@ -69,9 +78,10 @@ def tool_calls_constraint(
     allow_no_call: bool = True,
     max_calls: int = MAX_CALLS,
     reply: dict[str, Any] | None = None,
+    sequence: Sequence[str] | None = None,
 ) -> Constraint:
     """A GBNF constraint admitting only general call lists (or the no-call answer)."""
-    grammar = tool_calls_grammar(tools, allow_no_call, max_calls, reply)
+    grammar = tool_calls_grammar(tools, allow_no_call, max_calls, reply, sequence)
     return Constraint("gbnf", grammar, "tool-calls")
 
 

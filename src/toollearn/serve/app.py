@@ -114,7 +114,7 @@ class Worker:
         mode, planner = self.config.plan
         episode = job.episode
         plan = planner.plan(episode.query, job.tools)
-        offered, constraint = planned_turn(plan, mode, set(episode.called), list(job.tools),
+        offered, constraint = planned_turn(plan, mode, list(episode.called), list(job.tools),
                                            episode.steps, decision)  # fmt: skip
         return None if constraint is None else (offered, constraint)
 

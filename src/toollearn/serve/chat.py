@@ -71,10 +71,10 @@ class TemplatePrompt:
 @dataclass(frozen=True)
 class Episode:
     """Where a request stands in a tool-calling episode (what a call plan reads): the last
-    user turn's text, the tools called after it, and the assistant turns after it."""
+    user turn's text, the tools called after it in order, and the assistant turns after it."""
 
     query: str
-    called: frozenset[str]
+    called: tuple[str, ...]
     steps: int
 
 
@@ -86,10 +86,10 @@ def episode_of(raw: list[dict[str, Any]]) -> Episode | None:
     if not query:
         return None
     after = raw[users[-1] + 1 :]
-    called = {(tc.get("function") or {}).get("name") for m in after
-              if m.get("role") == "assistant" for tc in m.get("tool_calls") or []}  # fmt: skip
+    called = [(tc.get("function") or {}).get("name") for m in after
+              if m.get("role") == "assistant" for tc in m.get("tool_calls") or []]  # fmt: skip
     steps = sum(m.get("role") == "assistant" for m in after)
-    return Episode(query, frozenset(called), steps)
+    return Episode(query, tuple(called), steps)
 
 
 @dataclass
