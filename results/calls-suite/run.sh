@@ -6,7 +6,7 @@
 # would not change them (`--reuse`: exact under greedy constrained decoding), so run the plain
 # one first. `general` runs as two shards, one per core, merged. `default` is the default
 # preset (`toollearn.policy`: the general adapter behind the call gate, the clause plan's calls
-# in one turn), as `call`, `run` and `serve` run it; `general-gate-plan-reply` the default
+# in one turn, the repair loop), as `call`, `run` and `serve` run it; `general-gate-plan-reply` the default
 # before (one planned call a turn). The dev-* runs (the dev split's quick subset, 200
 # items) chose what ships: which adapter is `tuned`, which gates and plan the default preset
 # keeps.
@@ -45,7 +45,8 @@ for name in "${names[@]}"; do
     general-plan) sharded general-plan --model tuned --plan due --reuse "$R/general" ;;
     general-gate-plan-reply)
       sharded "$name" --model tuned --call-gate --plan due-reply --reuse "$R/general" ;;
-    default) sharded default --model tuned --call-gate --plan batch --reuse "$R/general" ;;
+    default)
+      sharded default --model tuned --call-gate --plan batch --repairs --reuse "$R/general" ;;
     dev-base) run "$name" --model base --split dev --quick ;;
     dev-tools-135m) run "$name" --model tuned-papers --split dev --quick ;;
     dev-tuned-agent) run "$name" --model tuned-agent --split dev --quick ;;
@@ -60,6 +61,8 @@ for name in "${names[@]}"; do
       --plan due-reply --reuse "$R/dev-general" ;;
     dev-general-gate-plan-batch) run "$name" --model tuned --split dev --quick --call-gate \
       --plan batch --reuse "$R/dev-general" ;;
+    dev-general-gate-plan-batch-repairs) run "$name" --model tuned --split dev --quick \
+      --call-gate --plan batch --repairs --reuse "$R/dev-general" ;;
     dev-general-gate-nosure) run "$name" --model tuned --split dev --quick --call-gate \
       --no-sure-call --reuse "$R/dev-general" ;;
     dev-tuned-agent-gate-plan) run "$name" --model tuned-agent --split dev --quick --call-gate \

@@ -76,9 +76,13 @@ class Policy:
 
     def server_settings(self, engine: Any, threads: int | None = 1) -> dict[str, Any]:
         """`serve.app.ServerConfig` fields: the call gate with its thresholds and the call plan
-        (the server applies them where tool_choice is auto)."""
+        (the server applies them where tool_choice is auto), and the repair loop."""
+        from toollearn.agents.repairs import RepairLoop
+
         self.general_only("toollearn serve")
-        out: dict[str, Any] = {}
+        constrained = bool(getattr(engine, "supports_constraints", False))
+        loop = RepairLoop(self.repairs, self.repair_budget, constrained) if self.repairs else None
+        out: dict[str, Any] = {"repairs": loop}
         if self.call_gate:
             from toollearn.agents.call_gate import shipped_call_gate, shipped_sure_call_threshold
 

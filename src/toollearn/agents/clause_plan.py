@@ -64,9 +64,10 @@ OPENS = re.compile(
 FOLLOW_SIMILARITY = 0.2
 # a request that names an earlier request's result: it waits for that result (chosen on dev)
 WAITS = re.compile(
-    r"\b(obtained|previous(ly)?|results? (of|from)|returned|output|the same|from (it|that|this|"
-    r"them|there)|(use|using|with) (it|that|this|these|those|them)|the (resulting|generated|"
-    r"encoded|hashed|converted|translated|calculated|computed|retrieved|above))\b",
+    r"\b(obtained|previous(ly)?|results? (of|from)|the results?|returned|output|the same|"
+    r"from (it|that|this|them|there)|(use|using|with) (it|that|this|these|those|them)|"
+    r"the (resulting|generated|encoded|hashed|converted|translated|calculated|computed|"
+    r"retrieved|above))\b",
     re.I,
 )
 DISTINCT_MARGIN = 0.06

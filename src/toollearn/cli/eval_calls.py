@@ -48,6 +48,10 @@ def register_eval(eval_sub: Any) -> None:
                    "tool, one call a turn (order: or a tool outside the plan; due-reply: then "
                    "the reply), or to all planned calls at once (batch: then those waiting for "
                    "a result, then the reply); after --call-gate's verdict")  # fmt: skip
+    p.add_argument("--repairs", action="store_true",
+                   help="as the presets serve: the repair loop asks a cut-off call list again "
+                   "with its finished calls (agents.repairs: cut_off, schema; 2 tries)",
+                   )  # fmt: skip
     p.add_argument("--docs", choices=("json", "compact"), default=None,
                    help="how prompts list the tools (default: as the model was "
                    "trained)")  # fmt: skip
@@ -105,7 +109,14 @@ def run_calls(args: argparse.Namespace) -> int:
             planner = ClausePlanner.for_mode(args.plan)
             plan = (args.plan, planner)
             config.update(plan=args.plan, **planner.describe())
-        answer = in_process(engine, docs=docs, gate=gate, reuse=reuse, plan=plan)
+        repairs = None
+        if args.repairs:
+            from toollearn.agents.repairs import RepairLoop
+
+            repairs = RepairLoop(constrained=bool(getattr(engine, "supports_constraints", 0)))
+            config.update(repairs=repairs.checks, repair_budget=repairs.budget)
+        answer = in_process(engine, docs=docs, gate=gate, reuse=reuse, plan=plan,
+                            repairs=repairs)  # fmt: skip
         config.update(engine=args.engine, docs=docs, call_gate=bool(gate),
                       sure_call=bool(gate) and not args.no_sure_call)  # fmt: skip
         if args.reuse:

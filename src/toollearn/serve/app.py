@@ -16,7 +16,11 @@ DEER's shipped gate), a tool_choice "auto" request whose last turn is the user's
 scored against its tools, and where none is close enough the model may only answer without
 calls (`/health` counts them as `gate_declined`); where it is sure one fits (at or below its
 sure-call threshold) the answer must call, as with "required" (`gate_sure`); without it the
-model decides, as OpenAI's "auto" means.
+model decides, as OpenAI's "auto" means. With a call plan the turn may call only the planned
+tools (`Worker.plan_turn`). With the repair loop (`agents.repairs`; a preset's `repairs`) a
+call list cut off by max_tokens, or a free one the tools' schemas refuse, is asked again before
+the answer goes out (`/health` counts them as `repaired`; a streamed answer goes out as it
+decodes, unrepaired).
 """
 
 from __future__ import annotations
@@ -54,7 +58,8 @@ class ServerConfig:
     call_gate: Any = None  # with call_threshold: tool_choice auto asks the gate first
     call_threshold: float | None = None
     sure_call_threshold: float | None = None  # with a gate: at or below it the answer calls
-    plan: Any = None  # (mode, agents.clause_plan.ClausePlanner): one planned call a turn
+    plan: Any = None  # (mode, agents.clause_plan.ClausePlanner): the planned calls a turn
+    repairs: Any = None  # agents.repairs.RepairLoop: answers asked again (not streamed ones)
     template: Any = None  # serve.chat.TemplatePrompt: the model's own chat template and calls
     batch: bool = True  # continuous batching where the engine has it (engines.llama_online)
 
@@ -72,6 +77,7 @@ class Worker:
         self.pending = 0
         self.lock = threading.Lock()
         self.served = self.rejected = self.timed_out = self.gate_declined = self.gate_sure = 0
+        self.repaired = 0  # answers the repair loop asked again
         self.cancelled = 0  # streams stopped because the client left or timed out
 
     def decide(self, job: ChatJob) -> str | None:
@@ -99,7 +105,7 @@ class Worker:
                 self.gate_sure += decision == "sure call"
             job = job.decided(decision)
         turn = self.plan_turn(job, decision)
-        return job if turn is None else replace(job, constraint=turn[1])
+        return job if turn is None else replace(job, constraint=turn[1], offered=tuple(turn[0]))
 
     def plan_turn(self, job: ChatJob, decision: str | None = None) -> tuple[list[Any], Any] | None:
         """Where the call plan narrows this turn (`ServerConfig.plan`), (the tools it may call,
@@ -152,22 +158,56 @@ class Worker:
                 "constraint": job.constraint}  # fmt: skip
 
     def generate(self, job: ChatJob, cancel: threading.Event | None = None) -> list[Any]:
-        """Run in a worker thread: the job's `n` completions (seeds seed, seed + 1, ...);
-        setting `cancel` (a timeout) stops a batched one."""
+        """Run in a worker thread: the job's `n` completions (seeds seed, seed + 1, ...), each
+        through the repair loop; setting `cancel` (a timeout) stops a batched one."""
         try:
             job = self.gated(self.check_context(job))
-            if self.batcher is not None:
-                scored = {} if job.logprobs is None else {"logprobs": job.logprobs}
-                return [self.batcher.complete(job.engine_prompt, cancel,
-                                              **self._settings(job, i), **scored)
-                        for i in range(job.n)]  # fmt: skip
-            if job.logprobs is not None:
+            if self.batcher is None and job.logprobs is not None:
                 raise RequestError("logprobs come from the batched llama engine; this server "
                                    "runs another", "logprobs", "unsupported_parameter")  # fmt: skip
-            return [self.engine.complete([job.engine_prompt], **self._settings(job, i))[0]
-                    for i in range(job.n)]  # fmt: skip
+            return [self.repair(job, i, cancel) for i in range(job.n)]
         finally:
             self.release()
+
+    def complete(self, job: ChatJob, choice: int, cancel: threading.Event | None = None,
+                 prompt: Any = None) -> Any:  # fmt: skip
+        """One completion of the job (choice: the seed offset), batched where the engine is."""
+        prompt = job.engine_prompt if prompt is None else prompt
+        if self.batcher is not None:
+            scored = {} if job.logprobs is None else {"logprobs": job.logprobs}
+            return self.batcher.complete(prompt, cancel, **self._settings(job, choice), **scored)
+        return self.engine.complete([prompt], **self._settings(job, choice))[0]
+
+    def repair(self, job: ChatJob, choice: int = 0, cancel: threading.Event | None = None) -> Any:
+        """A completion after the repair loop (`ServerConfig.repairs`; general call lists):
+        a cut-off call list asked again with its finished calls, a free answer the tools'
+        schemas refuse asked again under the grammar (or, for an engine without grammars,
+        with the problems named); the last try, its tokens and seconds summed over the
+        tries."""
+        from toollearn.agents.repairs import Turn, note_message
+
+        tries = [self.complete(job, choice, cancel)]
+        loop = self.config.repairs
+        if loop is None or tries[0].error or not job.calls_tools or job.dialect:
+            return tries[0]
+
+        def ask(fault: Any, text: str) -> str | None:
+            if fault.note is not None and job.prompt is not None:
+                return None  # a rendered template cannot take the note
+            prompt = [*job.messages, *note_message(fault, text)] if fault.note else None
+            tries.append(self.complete(replace(job, constraint=fault.constraint), choice,
+                                       cancel, prompt))  # fmt: skip
+            return None if tries[-1].error else tries[-1].text
+
+        tools = list(job.offered if job.offered is not None else job.tools)
+        grammar = job.constraint if getattr(self.engine, "supports_constraints", False) else None
+        loop.run(tries[0].text, Turn(tools, grammar), ask)
+        if len(tries) == 1:
+            return tries[0]
+        with self.lock:
+            self.repaired += 1
+        return replace(tries[-1], completion_tokens=sum(t.completion_tokens for t in tries),
+                       seconds=round(sum(t.seconds for t in tries), 3))  # fmt: skip
 
     def stream(self, job: ChatJob, put: Any, cancel: threading.Event) -> None:
         """Run in the worker thread: text pieces to `put`, then the Completion and DONE (or
@@ -228,7 +268,7 @@ def create_app(engine: Any, config: ServerConfig | None = None) -> FastAPI:
         return {"status": "ok", "pending": worker.pending, "served": worker.served,
                 "rejected": worker.rejected, "timed_out": worker.timed_out,
                 "gate_declined": worker.gate_declined, "gate_sure": worker.gate_sure,
-                "cancelled": worker.cancelled}  # fmt: skip
+                "repaired": worker.repaired, "cancelled": worker.cancelled}  # fmt: skip
 
     @app.get("/v1/models")
     async def models() -> dict[str, Any]:

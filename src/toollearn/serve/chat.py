@@ -115,6 +115,7 @@ class ChatJob:
     logprobs: int | None = None  # asked for: each token's log-prob and this many alternatives
     prompt: str | None = None  # the rendered text, in a model's own template (TemplatePrompt)
     dialect: str | None = None  # that template's call syntax
+    offered: tuple[Tool, ...] | None = None  # the tools a call plan left this turn (None: all)
 
     @property
     def engine_prompt(self) -> str | list[Message]:

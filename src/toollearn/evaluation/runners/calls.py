@@ -33,19 +33,22 @@ def in_process(
     max_tokens_cap: int = 4096,
     reuse: dict[str, dict[str, Any]] | None = None,
     plan: tuple[str, Any] | None = None,
+    repairs: Any = None,
 ) -> Answerer:
     """An answerer running `engine` behind the server's request path; `gate`: the server's
     call-gate settings (call_gate, call_threshold, sure_call_threshold); `plan`: (mode,
-    planner), the server's call plan (`Worker.plan_turn`, as `toollearn run --plan MODE`).
+    planner), the server's call plan (`Worker.plan_turn`, as `toollearn run --plan MODE`);
+    `repairs`: the server's repair loop (`agents.repairs.RepairLoop`).
     `reuse`: records of an earlier greedy run of the same model without gate or plan, by
-    `body_key`: an answer they would not change is taken from there (see `gate_keeps`)."""
+    `body_key`: an answer they would not change is taken from there (see `gate_keeps`; not
+    one the repair loop would ask again)."""
     from toollearn.serve.app import ServerConfig, Worker
     from toollearn.serve.chat import RequestError, chat_response, parse_request
 
     docs = docs or prompt_docs(engine)  # as the model was trained to see tools
     # one item at a time through the engine's own path (exact cells, no prefix cache)
     config = ServerConfig(model_id=model_id, docs=docs, max_tokens=max_tokens_cap, batch=False,
-                          plan=plan, **(gate or {}))  # fmt: skip
+                          plan=plan, repairs=repairs, **(gate or {}))  # fmt: skip
     worker = Worker(engine, config)
 
     def answer(body: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -53,6 +56,8 @@ def in_process(
             job = parse_request({**body, "model": model_id}, model_id, max_tokens_cap, docs)
             planned = worker.plan_turn(job, worker.decide(job)) if plan else None
             prev = None if planned else (reuse or {}).get(body_key(body))
+            if prev is not None and repairs is not None and _repaired(repairs, job, prev):
+                prev = None
             if prev is not None and gate_keeps(worker, job, prev.get("raw", {}).get("text")):
                 return prev["message"], {**prev["raw"], "reused": prev["id"]}
             worker.admit()
@@ -77,6 +82,14 @@ def in_process(
 
     answer.worker = worker  # type: ignore[attr-defined]
     return answer
+
+
+def _repaired(repairs: Any, job: Any, prev: dict[str, Any]) -> bool:
+    """Whether the repair loop would ask an earlier answer again."""
+    from toollearn.agents.repairs import Turn
+
+    text = (prev.get("raw") or {}).get("text")
+    return text is None or repairs.find(text, Turn(list(job.tools), job.constraint)) is not None
 
 
 def body_key(body: dict[str, Any]) -> str:
