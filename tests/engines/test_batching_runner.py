@@ -65,6 +65,39 @@ def test_two_modes_write_two_resumable_runs(tmp_path, examples):
     assert json.loads((tmp_path / "cons" / "config.json").read_text()) == {"m": "c"}
 
 
+class CutEngine(ScriptedEngine):
+    """Answers that run out of tokens (finish_reason "length") while they start with CUT."""
+
+    def complete(self, prompts, **kw):
+        from dataclasses import replace
+
+        out = super().complete(prompts, **kw)
+        return [replace(c, finish_reason="length" if c.text.startswith("CUT") else "stop")
+                for c in out]  # fmt: skip
+
+
+def test_cut_off_answers_go_through_the_repair_loops_seal_check(examples):
+    from toollearn.agents.repairs import Turn
+    from toollearn.evaluation.runners.seal_tools import (
+        SEAL_REPAIRS,
+        constraint_plan,
+        predict_jobs,
+    )
+
+    ex, opts = examples[0], SealRunOptions()
+    engine = CutEngine(["CUT 1", "CUT 2", "CUT 3"])
+    record = predict_jobs(engine, [(ex, opts)])[0]
+    assert record["retries"] == 2 and record["output"] == "CUT 3"  # three tries, no more
+    grammars = [r["constraint"].grammar for r in engine.requests]
+    assert grammars == [constraint_plan(ex, opts, k, f"CUT {k}").grammar for k in range(3)]
+    turn = Turn(list(ex.tools), None, finish_reason="length", context=(ex, opts))
+    assert SEAL_REPAIRS.find("CUT", turn).check == "seal_cut_off"
+    no_retry = Turn([], None, finish_reason="length", context=(ex, SealRunOptions(retry=False)))
+    assert SEAL_REPAIRS.find("CUT", no_retry) is None
+    record = predict_jobs(CutEngine(["CUT 1"]), [(ex, SealRunOptions(retry=False))])[0]
+    assert record["retries"] == 0
+
+
 def test_paper_candidates_keep_the_run_config_unchanged():
     cfg = options_config(SealRunOptions())
     assert "candidates" not in cfg and "batch_size" not in cfg

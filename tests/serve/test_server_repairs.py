@@ -48,9 +48,10 @@ def test_a_cut_off_call_list_is_asked_again_with_its_finished_calls():
         ("get_weather", {"city": "Paris"})
     ]
     tool = Tool.from_dict(WEATHER["function"])
-    assert engine.requests[1]["constraint"].grammar == tool_calls_constraint(
-        [tool], max_calls=1
-    ).grammar  # capped at the one call it finished
+    assert (
+        engine.requests[1]["constraint"].grammar
+        == tool_calls_constraint([tool], max_calls=1).grammar
+    )  # capped at the one call it finished
     assert health["repaired"] == 1
 
 

@@ -15,7 +15,10 @@ again is marked `retried` with the check's reason. The checks:
   Under constrained decoding the grammar already rules these out, so it only acts on free
   answers and on engines without constraints (an OpenAI-compatible server, say).
 
-`toollearn.policy.Policy.repairs` names the checks a preset runs.
+`toollearn.policy.Policy.repairs` names the checks a preset runs. Other formats plug their own
+checks in (`register_check`): the Seal-Tools runner's `seal_cut_off` (a cut-off Seal-Tools call
+list asked again with its finished calls and bounded strings, then one call), found by the same
+loop and scheduled in the runner's batches.
 """
 
 from __future__ import annotations
@@ -35,11 +38,15 @@ CHECKS = ("cut_off", "repeated", "schema")
 
 @dataclass(frozen=True)
 class Turn:
-    """What a turn offered: its tools, its grammar (None: free), the calls made before."""
+    """What a turn offered: its tools, its grammar (None: free), the calls made before; the
+    answer's finish reason, the tries already made, and what a plugged-in check reads."""
 
     tools: list[Tool]
     constraint: Any
     made: Callable[[Any], bool] = lambda _call: False
+    finish_reason: str | None = None
+    tries: int = 0
+    context: Any = None
 
 
 @dataclass(frozen=True)
@@ -97,8 +104,14 @@ def schema(text: str, turn: Turn, constrained: bool) -> Fault | None:
     return Fault("schema", detail, turn.tools, grammar, note)
 
 
-_CHECKS: dict[str, Callable[[str, Turn, bool], Fault | None]] = {
-    "cut_off": cut_off, "repeated": repeated, "schema": schema}  # fmt: skip
+Check = Callable[[str, Turn, bool], Fault | None]
+_CHECKS: dict[str, Check] = {"cut_off": cut_off, "repeated": repeated, "schema": schema}
+
+
+def register_check(name: str, check: Check) -> None:
+    """Plug a check in (a format's own), after the built-in ones; the same name again
+    replaces it."""
+    _CHECKS[name] = check
 
 
 class RepairLoop:
@@ -109,8 +122,8 @@ class RepairLoop:
                  constrained: bool = True):  # fmt: skip
         unknown = [c for c in checks if c not in _CHECKS]
         if unknown:
-            raise ValueError(f"unknown repair checks {unknown}; known: {CHECKS}")
-        self.checks = [c for c in CHECKS if c in checks]
+            raise ValueError(f"unknown repair checks {unknown}; known: {list(_CHECKS)}")
+        self.checks = [c for c in _CHECKS if c in checks]
         self.budget, self.constrained = budget, constrained
 
     def find(self, text: str, turn: Turn) -> Fault | None:
@@ -133,7 +146,8 @@ class RepairLoop:
             if again is None:
                 break
             text = again
-            turn = Turn(fault.tools, fault.constraint, turn.made)
+            turn = Turn(fault.tools, fault.constraint, turn.made, None, turn.tries + 1,
+                        turn.context)  # fmt: skip
         return text, turn.tools
 
 

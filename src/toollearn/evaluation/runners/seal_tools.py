@@ -92,35 +92,32 @@ def predict_jobs(
     Each job's first attempt goes to the engine in one `complete_requests` call (identical
     prompts, e.g. the free and constrained answers of one example, are evaluated once); then,
     unless the job's options say `retry=False`, constrained answers that ran out of tokens are
-    retried in rounds (see `constraint_plan`). Each record counts its retries.
+    asked again in rounds: the repair loop's `seal_cut_off` check (`agents.repairs`) finds them
+    and gives each try's grammar (see `constraint_plan`). Each record counts its retries.
     """
-    from toollearn.engines.llama_batch import complete_requests
+    from toollearn.agents.repairs import Turn
+    from toollearn.engines.llama_batch import Request, complete_requests
 
     prompts = [example_prompt(ex) for ex, _ in jobs]
     attempts: list[list[Completion]] = [[] for _ in jobs]
+    grammars = [constraint_plan(ex, opts, 0, "") for ex, opts in jobs]
     todo = list(range(len(jobs)))
     while todo:
-        reqs = [_request(jobs[i], prompts[i], attempts[i]) for i in todo]
+        reqs = [Request(prompts[i], jobs[i][1].max_tokens, tuple(jobs[i][1].stop), grammars[i],
+                        0.0, jobs[i][1].seed) for i in todo]  # fmt: skip
         for i, comp in zip(todo, complete_requests(engine, reqs)):
             attempts[i].append(comp)
-        todo = [
-            i
-            for i in todo
-            if jobs[i][1].constrained
-            and jobs[i][1].retry
-            and attempts[i][-1].finish_reason == "length"
-            and not attempts[i][-1].error
-            and len(attempts[i]) < len(_PLANS)
-        ]
+        again = []
+        for i in todo:
+            last = attempts[i][-1]
+            turn = Turn(list(jobs[i][0].tools), grammars[i], finish_reason=last.finish_reason,
+                        tries=len(attempts[i]) - 1, context=jobs[i])  # fmt: skip
+            fault = None if last.error else SEAL_REPAIRS.find(last.text, turn)
+            if fault is not None:
+                grammars[i] = fault.constraint
+                again.append(i)
+        todo = again
     return [_record(ex, tries) for (ex, _), tries in zip(jobs, attempts)]
-
-
-def _request(job: tuple[Example, SealRunOptions], prompt: Any, tries: list[Completion]) -> Any:
-    from toollearn.engines.llama_batch import Request
-
-    ex, opts = job
-    c = constraint_plan(ex, opts, len(tries), tries[-1].text if tries else "")
-    return Request(prompt, opts.max_tokens, tuple(opts.stop), c, 0.0, opts.seed)
 
 
 def _record(ex: Example, tries: list[Completion]) -> dict[str, Any]:
@@ -144,6 +141,29 @@ def _record(ex: Example, tries: list[Completion]) -> dict[str, Any]:
 
 _FINISHED_CALL = re.compile(r'"responses": \[(?:"API_call_\d+",?)+\]\}')
 _PLANS = ((0, None), (None, 64), (1, 24))  # (max calls, max string length); 0 = MAX_CALLS
+
+
+def seal_cut_off(text: str, turn: Any, constrained: bool) -> Any:
+    """The repair loop's check for a constrained Seal-Tools answer cut off by max_tokens
+    (`turn.context`: the (example, options) job; `turn.tries`: the tries made): asked again
+    under the next grammar of `constraint_plan`, while one is left."""
+    from toollearn.agents.repairs import Fault
+
+    ex, opts = turn.context
+    attempt = turn.tries + 1
+    if not (opts.constrained and opts.retry and turn.finish_reason == "length"):
+        return None
+    if attempt >= len(_PLANS):
+        return None
+    detail = f"cut off by max_tokens; try {attempt + 1} of {len(_PLANS)} ({RETRY_POLICY})"
+    return Fault("seal_cut_off", detail, turn.tools, constraint_plan(ex, opts, attempt, text))
+
+
+def _seal_repairs() -> Any:
+    from toollearn.agents.repairs import RepairLoop, register_check
+
+    register_check("seal_cut_off", seal_cut_off)
+    return RepairLoop(("seal_cut_off",), budget=len(_PLANS) - 1)
 
 
 def constraint_plan(ex: Example, opts: SealRunOptions, attempt: int, previous: str) -> Any:
@@ -172,6 +192,9 @@ def constraint_plan(ex: Example, opts: SealRunOptions, attempt: int, previous: s
         copy_from=ex.query if opts.copy_strings else None,
         stated_optional=opts.stated_optional,
     )
+
+
+SEAL_REPAIRS = _seal_repairs()  # the loop with the Seal-Tools check, as the runner asks
 
 
 def _batches(items: Sequence[Example], size: int) -> Iterator[list[Example]]:
