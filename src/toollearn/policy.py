@@ -18,7 +18,7 @@ from typing import Any
 
 from toollearn.core.errors import DataError
 
-FORMATS = ("tool-calls", "seal-tools")
+FORMATS = ("tool-calls", "seal-tools", "programs")
 
 
 @dataclass(frozen=True)
@@ -39,6 +39,17 @@ class SealSteps:
     generic_values: bool = False  # drop values that only repeat the parameter's name
     missing_calls: bool = False  # ask again for tools a clause points at and no call uses
     iso_dates: bool = False  # dates in words with a year as YYYY-MM-DD
+
+
+@dataclass(frozen=True)
+class AppsSteps:
+    """The SambaNova apps' repairs (`eval home-search|trip-booking --preset apps-checked`;
+    `apps.generator`, chosen on the apps' dev sets: results/apps-bounds, results/apps-retry)."""
+
+    check_bounds: bool = False  # min/max calls turned to the side the goal's wording states
+    retries: int = 0  # sampled tries for a program that fails to run or misuses a goal number
+    retry_temperature: float = 1.0
+    retry_demos: str = "shifted"  # try k shows the demos BM25 ranks after the first k
 
 
 @dataclass(frozen=True)
@@ -64,15 +75,21 @@ class Policy:
     max_steps: int = 6
     max_tokens: int = 320
     seal: SealSteps = field(default_factory=SealSteps)
+    apps: AppsSteps = field(default_factory=AppsSteps)
     fitted: str = ""
     measured: str = ""
 
     def general_only(self, command: str) -> None:
         """DataError where a command speaks only the general call format."""
         if self.answer_format != "tool-calls":
+            where = (
+                f"`toollearn eval home-search|trip-booking --preset {self.name}` runs the "
+                "apps that way"
+                if self.answer_format == "programs"
+                else f"`toollearn call --preset {self.name}` answers one request that way"
+            )
             raise DataError(f"the {self.name} preset answers in the {self.answer_format} format: "
-                            f"`toollearn call --preset {self.name}` answers one request that "
-                            f"way; `{command}` speaks the general call format")  # fmt: skip
+                            f"{where}; `{command}` speaks the general call format")  # fmt: skip
 
     def server_settings(self, engine: Any, threads: int | None = 1) -> dict[str, Any]:
         """`serve.app.ServerConfig` fields: the call gate with its thresholds and the call plan
@@ -175,6 +192,16 @@ PRESETS: dict[str, Policy] = {
             fitted="Seal-Tools dev split (docs/results/tuned.md)",
             measured="Tool F1 / Param F1 92.7 / 74.0 on the Seal-Tools test sets",
         ),
+        Policy(
+            "apps-checked",
+            engine="tuned-apps",
+            answer_format="programs",
+            apps=AppsSteps(check_bounds=True, retries=8),
+            fitted="the apps' dev sets (results/apps-bounds, results/apps-retry: 8 tries at "
+            "1.0, other demos per try)",
+            measured="success 93.0 / 95.0 on the Home Search / Trip Booking test goals (65.0 / "
+            "70.8 for the model's programs alone)",
+        ),
     )
 }
 DEFAULT_PRESET = "default"
@@ -188,9 +215,10 @@ def preset(name: str = DEFAULT_PRESET) -> Policy:
         raise DataError(f"unknown preset {name!r}; known: {', '.join(PRESETS)}") from None
 
 
-def preset_help() -> str:
-    """The presets in a few words each, for --help."""
-    return "; ".join(f"{p.name}: {summary(p)}" for p in PRESETS.values())
+def preset_help(programs: bool = False) -> str:
+    """The presets of request formats (`programs`: the apps' presets) in a few words each."""
+    return "; ".join(f"{p.name}: {summary(p)}" for p in PRESETS.values()
+                     if (p.answer_format == "programs") == programs)  # fmt: skip
 
 
 def summary(p: Policy) -> str:

@@ -198,3 +198,22 @@ def test_shifted_tries_show_the_demos_ranked_after_the_first_ones() -> None:
     assert cfg.to_dict()["retry_demos"] == "shifted"
     with pytest.raises(ValueError, match="retry_demos"):
         app_config("home-search", "system+demos", retries=1, retry_demos="other")
+
+
+def test_the_apps_checked_preset_sets_the_repair_flags() -> None:
+    import argparse
+
+    from toollearn.cli.eval_apps import apply_preset
+    from toollearn.policy import preset
+
+    args = argparse.Namespace(preset="apps-checked", check_bounds=False, retries=0,
+                              retry_temperature=0.0, retry_demos="same")  # fmt: skip
+    apply_preset(args)
+    assert (args.check_bounds, args.retries, args.retry_temperature, args.retry_demos) == (
+        True, 8, 1.0, "shifted")  # fmt: skip
+    policy = preset("apps-checked")
+    assert policy.engine == "tuned-apps" and "93.0" in policy.measured
+    with pytest.raises(DataError, match="eval home-search"):
+        policy.general_only("toollearn run")
+    with pytest.raises(SystemExit):  # not a preset of the request formats
+        main(["call", "hi", "--tools", "x.json", "--preset", "apps-checked"])

@@ -70,10 +70,12 @@ def add_engine_args(
 
 
 def add_preset_arg(p: argparse.ArgumentParser) -> None:
-    """--preset: the policy (`toollearn.policy`) that `call`, `run` and `serve` share."""
+    """--preset: the policy (`toollearn.policy`) that `call`, `run` and `serve` share (the
+    presets of request formats: not the apps' programs)."""
     from toollearn.policy import DEFAULT_PRESET, PRESETS, preset_help
 
-    p.add_argument("--preset", choices=tuple(PRESETS), default=DEFAULT_PRESET,
+    names = tuple(n for n, p in PRESETS.items() if p.answer_format != "programs")
+    p.add_argument("--preset", choices=names, default=DEFAULT_PRESET,
                    help=f"the policy: model, gates, plan, repairs ({preset_help()}; where each "
                    "was fitted: toollearn.policy)")  # fmt: skip
 

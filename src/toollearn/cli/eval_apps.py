@@ -18,6 +18,28 @@ APP_HELP = {
 }
 
 
+def _preset_arg(p: argparse.ArgumentParser) -> None:
+    """--preset: the apps' repairs as a named policy (`toollearn.policy`)."""
+    from toollearn.policy import PRESETS, preset_help
+
+    names = [n for n, policy in PRESETS.items() if policy.answer_format == "programs"]
+    p.add_argument("--preset", choices=names, default=None,
+                   help=f"the repair flags below as a named policy ({preset_help(True)}; "
+                   "--check-bounds and --retries 8, each try sampled at 1.0 with other demos, "
+                   "chosen on the apps' dev sets)")  # fmt: skip
+
+
+def apply_preset(args: argparse.Namespace) -> None:
+    """Set the repair flags from --preset (its `Policy.apps`), where one is named."""
+    from toollearn.policy import preset
+
+    if getattr(args, "preset", None) is None:
+        return
+    steps = preset(args.preset).apps
+    args.check_bounds, args.retries = steps.check_bounds, steps.retries
+    args.retry_temperature, args.retry_demos = steps.retry_temperature, steps.retry_demos
+
+
 def _common(p: argparse.ArgumentParser) -> None:
     from toollearn.models import APPS_ENGINE
 
@@ -87,6 +109,7 @@ def register_eval(eval_sub: Any) -> None:
             "with --all-configs, OUT/<config>/ for every configuration and OUT/table.md.",
         )
         p.add_argument("--config", choices=list(CONFIGS), default="system+demos")
+        _preset_arg(p)
         p.add_argument("--all-configs", action="store_true", help="run every configuration")
         p.add_argument("--goals", default=None,
                        help="a goals file (e.g. a dev set from `datagen apps-dev`) instead of "
@@ -146,6 +169,7 @@ def run(args: argparse.Namespace) -> int:
     """One app: one configuration, or all of them with a table."""
     from toollearn.evaluation.runners.apps import run_app, run_table
 
+    apply_preset(args)
     engine = load_engine_from_args(args)
     if args.all_configs:
         if args.goals:
