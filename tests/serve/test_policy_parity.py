@@ -1,7 +1,7 @@
 """`call`, `run` and `serve` under one policy: the same first answer to the same request.
 
-The embedded model under the default preset (its gate and plan) answers the README's and the
-demo's requests three ways: `toollearn call`, the first turn of `toollearn run`, and
+The embedded model under the default preset (its gate, plan and repairs) answers the README's
+and the demo's requests three ways: `toollearn call`, the first turn of `toollearn run`, and
 `toollearn serve` through the official openai client.
 """
 
@@ -25,6 +25,7 @@ REQUESTS = [  # the README's, then the demo's (`toollearn demo`) on the demo's t
     ("What's the weather in Paris, in celsius?", "readme"),
     ("Book a table for 4 at Chez Marie at 19:30.", "readme"),
     ("Hi! How are you today?", "readme"),
+    ("Get the weather in Paris, then book a table for 2 at Chez Marie at 20:00.", "readme"),
     ("What's the weather in Paris and in Rome?", "readme"),
     ("Multiply 6 by 7, then add 8 to the result.", "demo"),
     ("Write a short poem about the sea.", "demo"),
@@ -117,4 +118,4 @@ def test_the_second_turn_after_a_result_is_the_same_in_run_and_serve(tool_files,
     answered = _calls(ToolCall(tc.function.name, json.loads(tc.function.arguments))
                       for tc in reply.tool_calls or [])  # fmt: skip
     assert _calls(tool_calls.parse(turns[1]["content"]).calls) == answered
-    assert [c[0] for c in answered] == ["add"]  # the plan's due tool
+    assert [c[0] for c in answered] == ["add"]  # the plan's request that waited for the result

@@ -25,8 +25,11 @@ tool it asks for is not there, so it lands on a sibling's), and the plan ends be
 A sentence that does not open a request (no step word: "The tomatoes will be planted in loam
 soil.") and lands on the tool of the request before it adds to that request (`joins`). A
 request that takes a value from an earlier one's result ("the ID obtained from the
-registration", "the same patient", "the previous result": `WAITS`) waits for it
-(`Plan.calls`).
+registration", "the same patient", "add 8 to the result": `WAITS`) waits for it
+(`Plan.calls`). For `"batch"` (`ClausePlanner.for_mode`) a request that opens after a planned
+one is planned at a lower similarity (`FOLLOW_SIMILARITY`, 0.2: "Besides that, create a task
+..." against a task tool). These rules were set on the general suite's dev split
+(`results/calls-suite/dev-general-gate-plan-batch`).
 
 `agents.tool_calls.ToolCallsAgent(plan=...)` follows it: until every planned tool has been
 called, each turn may call only the due one (`"due"`), or the due one and any tool outside the
