@@ -155,7 +155,8 @@ PRESETS: dict[str, Policy] = {
             f"and follow similarity on dev); each on or off: {GENERAL_DEV}",
             measured="exact on dev: 36.0 alone, 39.5 with the gate (39.5 without sure-call), "
             "39.0 with the plan, 42.5 with both, 43.5 replying once the plan is done, 45.5 "
-            "with the plan's calls in one turn (batch)",
+            "with the plan's calls in one turn (batch; with the repairs too); on test 45.2 "
+            "(35.3 alone, 43.2 one call a turn)",
         ),
         Policy(
             "plain",
