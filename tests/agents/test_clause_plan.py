@@ -195,6 +195,26 @@ def test_batch_plans_count_repeats_join_context_and_hold_back_what_waits():
     assert waits.calls == [("getHedgeFundInfo", False), ("getHedgeFundReturns", True)]
 
 
+def test_batch_plans_ask_the_same_request_again_of_another_value():
+    from toollearn.agents.clause_plan import request_parts
+
+    query = "What's the weather in Paris and in Rome?"
+    assert request_parts(query) == [(query, False)]  # one request to the one-call-a-turn plans
+    assert request_parts(query, again=True) == [("What's the weather in Paris", False),
+                                                ("and in Rome?", True)]  # fmt: skip
+    weather = Tool("getWeather", "Get the current weather of a city",
+                   {"type": "object", "properties": {"city": {"type": "string"}}})  # fmt: skip
+    planner = ClausePlanner.for_mode("batch")
+    plan = planner.plan(query, [weather, FUND])
+    assert plan.calls == [("getWeather", False)] * 2 and plan.requests[1]["again"]
+    assert ClausePlanner().plan(query, [weather, FUND]).tools == ["getWeather"]
+    remind = Tool("setReminder", "Set a daily reminder at the given times",
+                  {"type": "object", "properties": {"times": {"type": "array"}}})  # fmt: skip
+    lists = planner.plan("Set a daily reminder to drink water at 8 and at 20.", [remind, FUND])
+    assert lists.calls == [("setReminder", False)]  # one call takes both times
+    assert lists.requests[1]["joins"]
+
+
 def test_batch_mode_calls_the_plan_in_one_list_then_what_waits_then_replies():
     from toollearn.agents.tool_calls import batch_turn, planned_turn
     from toollearn.decoding.tool_calls import no_call_constraint, tool_calls_constraint

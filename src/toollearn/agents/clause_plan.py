@@ -28,7 +28,10 @@ request that takes a value from an earlier one's result ("the ID obtained from t
 registration", "the same patient", "add 8 to the result": `WAITS`) waits for it
 (`Plan.calls`). For `"batch"` (`ClausePlanner.for_mode`) a request that opens after a planned
 one is planned at a lower similarity (`FOLLOW_SIMILARITY`, 0.2: "Besides that, create a task
-..." against a task tool). These rules were set on the general suite's dev split
+..." against a task tool), and "... and <the same preposition> <another value>" ("the weather
+in Paris and in Rome") is the request before it again, of another value (`again`): a second
+call of its tool, or, where that tool has an array parameter (several values in one call),
+joined to it. These rules were set on the general suite's dev split
 (`results/calls-suite/dev-general-gate-plan-batch`).
 
 `agents.tool_calls.ToolCallsAgent(plan=...)` follows it: until every planned tool has been
@@ -58,6 +61,12 @@ _VERBS = (
     "estimate|predict|play|make|show|provide|give|tell"
 )
 _AND_VERB = re.compile(rf",?\s+and\s+(?=(?:{_VERBS})\b)", re.I)
+# "the weather in Paris and in Rome": the same preposition again asks the same thing of another
+# value; the part from "and" on is its own request (`AGAIN`)
+_AGAIN = re.compile(
+    r"(?P<head>.*?\b(?P<prep>in|for|at|to|from|on|of|about|with) [^,.?!]+?),? "
+    r"(?P<tail>and (?P=prep) .+)", re.I | re.S)  # fmt: skip
+AGAIN = re.compile(r"and (in|for|at|to|from|on|of|about|with) ", re.I)
 MODES = ("due", "due-reply", "order", "batch")
 OPENS = re.compile(
     r"(?:and then|then|after that|also|additionally|finally|next|besides(?: that)?|"
@@ -82,10 +91,11 @@ def requests(query: str) -> list[str]:
     return [part for part, _ in request_parts(query)]
 
 
-def request_parts(query: str) -> list[tuple[str, bool]]:
+def request_parts(query: str, again: bool = False) -> list[tuple[str, bool]]:
     """The query's requests, each with whether it opens a new request: it follows a step
     word or ", and <verb>", or starts with one (`OPENS`); a sentence that does not adds to
-    the request before it."""
+    the request before it. `again`: "... and <the same preposition> <another value>" is a
+    request too (it opens)."""
     sentences: list[str] = []
     for sentence in _SENTENCE.split(query.strip()):
         if sentences and sentence[:1].islower():
@@ -98,6 +108,8 @@ def request_parts(query: str) -> list[tuple[str, bool]]:
             for j, part in enumerate(_AND_VERB.split(step)):
                 part = part.strip(" ,;")
                 parts.append((part, k > 0 or j > 0 or bool(OPENS.match(part))))
+                while again and (value := _AGAIN.match(parts[-1][0])) is not None:
+                    parts[-1:] = [(value["head"], parts[-1][1]), (value["tail"], True)]
     return [(p, o) for p, o in parts if len(p) >= MIN_CLAUSE_CHARS] or [(query, True)]
 
 
@@ -133,6 +145,12 @@ class Plan:
         data = {"plan": self.tools, "requests": self.requests,
                 **({"unfit": self.unfit} if self.unfit else {})}  # fmt: skip
         return Step("planner", "thought", named, detail=detail, data=data)
+
+
+def _takes_lists(tools: Sequence[Tool], name: str) -> bool:
+    """Whether the named tool has an array parameter (one call can take several values)."""
+    tool = next(t for t in tools if t.name == name)
+    return any((spec or {}).get("type") == "array" for spec in tool.properties.values())
 
 
 def margin_on(margin: float | None) -> float | None:
@@ -174,7 +192,7 @@ class ClausePlanner:
     def plan(self, query: str, tools: Sequence[Tool]) -> Plan:
         if not tools:
             return Plan([])
-        parts = request_parts(query)
+        parts = request_parts(query, again=self.follow_similarity is not None)
         sims = cosines(self.encoder, [part for part, _ in parts], tools)
         names: list[str] = []
         asked: list[dict[str, Any]] = []
@@ -185,11 +203,15 @@ class ClausePlanner:
             follows = opens and last and self.follow_similarity is not None
             floor = self.follow_similarity if follows else self.min_similarity
             tool = tools[best].name if score >= floor else None
+            again = last is not None and self.follow_similarity is not None and AGAIN.match(part)
+            if again:  # the request before it, of another value: its tool, unless that one
+                tool, opens = last, not _takes_lists(tools, last)  # takes several at once
             asked.append(
                 {
                     "request": part,
                     "tool": tool,
                     "similarity": score,
+                    **({"again": True} if again else {}),
                     **({"waits": True} if asked and WAITS.search(part) else {}),
                     **({"joins": True} if tool and tool == last and not opens else {}),
                 }
@@ -205,12 +227,13 @@ class ClausePlanner:
 
     def _unfit(self, asked: list[dict[str, Any]]) -> int | None:
         """The first request that shares its tool with an earlier one and is the weaker of the
-        two by more than `unfit_gap`, or the earlier one where that is the weaker; None."""
+        two by more than `unfit_gap`, or the earlier one where that is the weaker; None. A
+        request asked `again` of another value is not compared (its words name no tool)."""
         if self.unfit_gap is None:
             return None
         first: dict[str, int] = {}
         for k, r in enumerate(asked):
-            if r["tool"] is None:
+            if r["tool"] is None or r.get("again"):
                 continue
             j = first.setdefault(r["tool"], k)
             gap = r["similarity"] - asked[j]["similarity"]
