@@ -217,3 +217,16 @@ def test_the_apps_checked_preset_sets_the_repair_flags() -> None:
         policy.general_only("toollearn run")
     with pytest.raises(SystemExit):  # not a preset of the request formats
         main(["call", "hi", "--tools", "x.json", "--preset", "apps-checked"])
+
+
+def test_the_repair_loop_finds_a_programs_defects() -> None:
+    from toollearn.apps.generator import PROGRAM_REPAIRS
+    from toollearn.decoding.repair_loop import Turn
+
+    gen, _ = _generator([])
+    fault = PROGRAM_REPAIRS.find(NO_BEDS, Turn([], None, context=(gen, GOAL, 0, None)))
+    assert fault.check == "program_defects" and fault.detail == "leaves out [3.0]"
+    assert fault.data.missing == (3.0,) and fault.data.program == NO_BEDS
+    assert PROGRAM_REPAIRS.find(RIGHT, Turn([], None, context=(gen, GOAL, 0, None))) is None
+    broken = PROGRAM_REPAIRS.find("API.nope(", Turn([], None, context=(gen, GOAL, 1, None)))
+    assert broken.detail.startswith("does not run")

@@ -15,50 +15,28 @@ again is marked `retried` with the check's reason. The checks:
   Under constrained decoding the grammar already rules these out, so it only acts on free
   answers and on engines without constraints (an OpenAI-compatible server, say).
 
-`toollearn.policy.Policy.repairs` names the checks a preset runs. Other formats plug their own
-checks in (`register_check`): the Seal-Tools runner's `seal_cut_off` (a cut-off Seal-Tools call
-list asked again with its finished calls and bounded strings, then one call), found by the same
-loop and scheduled in the runner's batches.
+`toollearn.policy.Policy.repairs` names the checks a preset runs. The loop itself
+(`decoding.repair_loop`: `Turn`, `Fault`, `RepairLoop`) takes other formats' checks too
+(`register_check`): the Seal-Tools runner's `seal_cut_off` (a cut-off Seal-Tools call list asked
+again with its finished calls and bounded strings, then one call) and the apps' generator's
+`program_defects` (a program that does not run or misuses a number the goal states, asked
+again sampled), each found by the same loop and scheduled in its caller's batches.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
 from typing import Any
 
 from toollearn.core.errors import FormatError
-from toollearn.core.types import Message, Tool
+from toollearn.core.types import Message
+from toollearn.decoding import repair_loop
+from toollearn.decoding.repair_loop import Fault, Turn, register_check
 from toollearn.decoding.tool_calls import no_call_constraint, tool_calls_constraint
 from toollearn.envs.validate import validate_call
 from toollearn.formats.answers import tool_calls
 
 CHECKS = ("cut_off", "repeated", "schema")
-
-
-@dataclass(frozen=True)
-class Turn:
-    """What a turn offered: its tools, its grammar (None: free), the calls made before; the
-    answer's finish reason, the tries already made, and what a plugged-in check reads."""
-
-    tools: list[Tool]
-    constraint: Any
-    made: Callable[[Any], bool] = lambda _call: False
-    finish_reason: str | None = None
-    tries: int = 0
-    context: Any = None
-
-
-@dataclass(frozen=True)
-class Fault:
-    """A check's finding and how to ask again: the tools and grammar of the next try, and
-    (engines without grammars) a note for the model naming what was wrong."""
-
-    check: str
-    detail: str
-    tools: list[Tool]
-    constraint: Any
-    note: str | None = None
 
 
 def cut_off(text: str, turn: Turn, constrained: bool) -> Fault | None:
@@ -104,51 +82,18 @@ def schema(text: str, turn: Turn, constrained: bool) -> Fault | None:
     return Fault("schema", detail, turn.tools, grammar, note)
 
 
-Check = Callable[[str, Turn, bool], Fault | None]
-_CHECKS: dict[str, Check] = {"cut_off": cut_off, "repeated": repeated, "schema": schema}
+for _name, _check in (("cut_off", cut_off), ("repeated", repeated), ("schema", schema)):
+    register_check(_name, _check)
 
 
-def register_check(name: str, check: Check) -> None:
-    """Plug a check in (a format's own), after the built-in ones; the same name again
-    replaces it."""
-    _CHECKS[name] = check
-
-
-class RepairLoop:
-    """The named checks (`CHECKS`, in that order) with at most `budget` tries again per turn.
-    `constrained`: whether the engine takes grammars (the schema check asks again under one)."""
+class RepairLoop(repair_loop.RepairLoop):
+    """The general format's loop: the named checks (`CHECKS`, in that order) with at most
+    `budget` tries again per turn; `constrained`: whether the engine takes grammars (the
+    schema check asks again under one)."""
 
     def __init__(self, checks: Sequence[str] = ("cut_off", "schema"), budget: int = 2,
                  constrained: bool = True):  # fmt: skip
-        unknown = [c for c in checks if c not in _CHECKS]
-        if unknown:
-            raise ValueError(f"unknown repair checks {unknown}; known: {list(_CHECKS)}")
-        self.checks = [c for c in _CHECKS if c in checks]
-        self.budget, self.constrained = budget, constrained
-
-    def find(self, text: str, turn: Turn) -> Fault | None:
-        """The first fault a check finds in `text`, or None."""
-        for name in self.checks:
-            fault = _CHECKS[name](text, turn, self.constrained)
-            if fault is not None:
-                return fault
-        return None
-
-    def run(self, text: str | None, turn: Turn,
-            ask: Callable[[Fault, str], str | None]) -> tuple[str | None, list[Tool]]:  # fmt: skip
-        """The turn's answer after the repairs, and the tools its last try offered; `ask(fault,
-        text)` records the fault on the answer it retries and returns the model's next try."""
-        for _ in range(self.budget):
-            fault = self.find(text, turn) if text is not None else None
-            if fault is None:
-                break
-            again = ask(fault, text)
-            if again is None:
-                break
-            text = again
-            turn = Turn(fault.tools, fault.constraint, turn.made, None, turn.tries + 1,
-                        turn.context)  # fmt: skip
-        return text, turn.tools
+        super().__init__(checks, budget, constrained)
 
 
 def note_message(fault: Fault, text: str) -> list[Message]:

@@ -9,7 +9,8 @@ calls are turned to the side the goal's wording states (`toollearn.apps.bounds`)
 `retries=N` a program that does not execute, leaves out a number the goal states
 (`bounds.missing_numbers`) or passes one to more calls than the goal states it
 (`bounds.repeated_numbers`) is asked for again, sampled (seeds 1..N at `retry_temperature`),
-and the first sample without these defects replaces it (`ActionGenerator.ask_again`; with
+and the first sample without these defects replaces it (`ActionGenerator.ask_again`: the
+repair loop's `program_defects` check, `decoding.repair_loop`, finds them; with
 `retry_demos="shifted"` try k shows the demos BM25 ranks after the first k, so a try can also
 differ at temperature 0): no label is read, only the goal and the app's own interpreter.
 """
@@ -24,6 +25,7 @@ from toollearn.apps.base import App
 from toollearn.apps.bounds import check_bounds, missing_numbers, repeated_numbers
 from toollearn.apps.program import run_program
 from toollearn.core.types import Example, Message, Tool
+from toollearn.decoding.repair_loop import Fault, RepairLoop, Turn, register_check
 from toollearn.engines.base import Completion, Engine
 from toollearn.formats.answers import programs
 from toollearn.formats.answers.programs import SEPARATOR, STOP, SYSTEM_PROMPT
@@ -245,6 +247,13 @@ class ActionGenerator:
         repeated = tuple(repeated_numbers(goal, program, self.app))
         return Try(seed, program, run.executable, missing, repeated, error, tuple(changes))
 
+    def _found(self, seed: int, goal: str, text: str, error: str | None = None) -> Try:
+        """A program as a try, its defects found by the repair loop's `program_defects` check
+        (`decoding.repair_loop`)."""
+        turn = Turn([], self.constraint, context=(self, goal, seed, error))
+        fault = PROGRAM_REPAIRS.find(text, turn)
+        return fault.data if fault is not None else self._try(seed, goal, text, error)
+
     def ask_again(
         self, goals: Sequence[str], programs: Sequence[str]
     ) -> list[tuple[str, tuple[Try, ...]]]:
@@ -254,9 +263,9 @@ class ActionGenerator:
         the first without defects; the program with the fewest defects wins, the given one on
         ties. Returns (program, tries) per goal; a goal that was not flagged gets its program
         back and no tries."""
-        first = [self._try(0, g, p) for g, p in zip(goals, programs)]
+        first = [self._found(0, g, p) for g, p in zip(goals, programs)]
         tries: list[list[Try]] = [[] for _ in goals]
-        todo = [i for i, t in enumerate(first) if t.defects != (False, 0)]
+        todo = [i for i, t in enumerate(first) if t.defects != (False, 0)]  # the loop's faults
         shifted = self.config.retry_demos == "shifted"
         for seed in range(1, self.config.retries + 1):
             if not todo:
@@ -271,7 +280,7 @@ class ActionGenerator:
                 constraint=self.constraint,
             )
             for i, comp in zip(todo, completions):
-                tries[i].append(self._try(seed, goals[i], comp.text, comp.error))
+                tries[i].append(self._found(seed, goals[i], comp.text, comp.error))
             todo = [i for i in todo if tries[i][-1].defects != (False, 0)]
         out = []
         for program, initial, sampled in zip(programs, first, tries):
@@ -290,3 +299,21 @@ def _docs(apis: Sequence[Tool]) -> list[str]:
 
 def _pairs(demos: Sequence[Example]) -> list[tuple[str, str]]:
     return [(d.query, d.metadata["program"]) for d in demos]
+
+
+def program_defects(text: str, turn: Turn, constrained: bool) -> Fault | None:
+    """The repair loop's check for an app program (`turn.context`: the generator, the goal,
+    the try's seed and engine error): it does not run, leaves out a number the goal states, or
+    passes one to more calls than the goal states it; the fault carries the `Try`."""
+    generator, goal, seed, error = turn.context
+    found = generator._try(seed, goal, text, error)
+    if found.defects == (False, 0):
+        return None
+    problems = [*(["does not run"] if not found.executable else []),
+                *([f"leaves out {list(found.missing)}"] if found.missing else []),
+                *([f"repeats {list(found.repeated)}"] if found.repeated else [])]  # fmt: skip
+    return Fault("program_defects", "; ".join(problems), [], turn.constraint, data=found)
+
+
+register_check("program_defects", program_defects)
+PROGRAM_REPAIRS = RepairLoop(("program_defects",))  # tries: GeneratorConfig.retries, sampled

@@ -92,10 +92,11 @@ def predict_jobs(
     Each job's first attempt goes to the engine in one `complete_requests` call (identical
     prompts, e.g. the free and constrained answers of one example, are evaluated once); then,
     unless the job's options say `retry=False`, constrained answers that ran out of tokens are
-    asked again in rounds: the repair loop's `seal_cut_off` check (`agents.repairs`) finds them
-    and gives each try's grammar (see `constraint_plan`). Each record counts its retries.
+    asked again in rounds: the repair loop's `seal_cut_off` check (`decoding.repair_loop`)
+    finds them and gives each try's grammar (see `constraint_plan`). Each record counts its
+    retries.
     """
-    from toollearn.agents.repairs import Turn
+    from toollearn.decoding.repair_loop import Turn
     from toollearn.engines.llama_batch import Request, complete_requests
 
     prompts = [example_prompt(ex) for ex, _ in jobs]
@@ -147,7 +148,7 @@ def seal_cut_off(text: str, turn: Any, constrained: bool) -> Any:
     """The repair loop's check for a constrained Seal-Tools answer cut off by max_tokens
     (`turn.context`: the (example, options) job; `turn.tries`: the tries made): asked again
     under the next grammar of `constraint_plan`, while one is left."""
-    from toollearn.agents.repairs import Fault
+    from toollearn.decoding.repair_loop import Fault
 
     ex, opts = turn.context
     attempt = turn.tries + 1
@@ -160,7 +161,7 @@ def seal_cut_off(text: str, turn: Any, constrained: bool) -> Any:
 
 
 def _seal_repairs() -> Any:
-    from toollearn.agents.repairs import RepairLoop, register_check
+    from toollearn.decoding.repair_loop import RepairLoop, register_check
 
     register_check("seal_cut_off", seal_cut_off)
     return RepairLoop(("seal_cut_off",), budget=len(_PLANS) - 1)

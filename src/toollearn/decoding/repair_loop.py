@@ -1,0 +1,90 @@
+"""The validate, repair, ask-again loop: checks find a fault in an answer, and the loop asks
+again within a budget of tries.
+
+A check is a function `(text, turn, constrained) -> Fault | None` registered by name
+(`register_check`); `RepairLoop(names)` runs the named ones in the order registered, the first
+fault found asking again (`RepairLoop.run`, with the caller's `ask`), or only finds the fault
+(`RepairLoop.find`) for a caller that schedules its tries itself (in batches). The general call
+format's checks live in `agents.repairs`; the Seal-Tools runner plugs in `seal_cut_off`, the
+apps' generator `program_defects`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from toollearn.core.types import Tool
+
+
+@dataclass(frozen=True)
+class Turn:
+    """What a turn offered: its tools, its grammar (None: free), the calls made before; the
+    answer's finish reason, the tries already made, and what a plugged-in check reads."""
+
+    tools: list[Tool]
+    constraint: Any
+    made: Callable[[Any], bool] = lambda _call: False
+    finish_reason: str | None = None
+    tries: int = 0
+    context: Any = None
+
+
+@dataclass(frozen=True)
+class Fault:
+    """A check's finding and how to ask again: the tools and grammar of the next try, and
+    (engines without grammars) a note for the model naming what was wrong."""
+
+    check: str
+    detail: str
+    tools: list[Tool]
+    constraint: Any
+    note: str | None = None
+    data: Any = None  # what the check found, for a caller that keeps it (the apps' Try)
+
+
+Check = Callable[[str, Turn, bool], Fault | None]
+_CHECKS: dict[str, Check] = {}
+
+
+def register_check(name: str, check: Check) -> None:
+    """Plug a check in, after those registered before it (the order they run in); the same
+    name again replaces it."""
+    _CHECKS[name] = check
+
+
+class RepairLoop:
+    """The named checks (in the order registered) with at most `budget` tries again per turn.
+    `constrained`: whether the engine takes grammars (a check may ask again under one)."""
+
+    def __init__(self, checks: Sequence[str], budget: int = 2, constrained: bool = True):
+        unknown = [c for c in checks if c not in _CHECKS]
+        if unknown:
+            raise ValueError(f"unknown repair checks {unknown}; known: {list(_CHECKS)}")
+        self.checks = [c for c in _CHECKS if c in checks]
+        self.budget, self.constrained = budget, constrained
+
+    def find(self, text: str, turn: Turn) -> Fault | None:
+        """The first fault a check finds in `text`, or None."""
+        for name in self.checks:
+            fault = _CHECKS[name](text, turn, self.constrained)
+            if fault is not None:
+                return fault
+        return None
+
+    def run(self, text: str | None, turn: Turn,
+            ask: Callable[[Fault, str], str | None]) -> tuple[str | None, list[Tool]]:  # fmt: skip
+        """The turn's answer after the repairs, and the tools its last try offered; `ask(fault,
+        text)` records the fault on the answer it retries and returns the model's next try."""
+        for _ in range(self.budget):
+            fault = self.find(text, turn) if text is not None else None
+            if fault is None:
+                break
+            again = ask(fault, text)
+            if again is None:
+                break
+            text = again
+            turn = Turn(fault.tools, fault.constraint, turn.made, None, turn.tries + 1,
+                        turn.context)  # fmt: skip
+        return text, turn.tools
