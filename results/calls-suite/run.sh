@@ -6,8 +6,9 @@
 # would not change them (`--reuse`: exact under greedy constrained decoding), so run the plain
 # one first. `general` runs as two shards, one per core, merged. `default` is the default
 # preset (`toollearn.policy`: the general adapter behind the call gate, the clause plan's calls
-# in one turn, the repair loop), as `call`, `run` and `serve` run it; `general-gate-plan-reply` the default
-# before (one planned call a turn). The dev-* runs (the dev split's quick subset, 200
+# in one turn, the repair loop with its grounded check), as `call`, `run` and `serve` run it;
+# `general-gate-plan-batch` the default before the grounded check, `general-gate-plan-reply`
+# the one before that (one planned call a turn). The dev-* runs (the dev split's quick subset, 200
 # items) chose what ships: which adapter is `tuned`, which gates and plan the default preset
 # keeps.
 # Usage: bash results/calls-suite/run.sh [NAME ...]   (default: all; resumable)
@@ -31,7 +32,7 @@ sharded() {  # NAME ARGS...: two shards side by side, then merged into NAME
 }
 names=("$@")
 [ ${#names[@]} -gt 0 ] || names=(base tools-135m tools-135m-gate tuned-agent general general-gate
-  general-gate-nosure general-plan general-gate-plan-reply default)
+  general-gate-nosure general-plan general-gate-plan-reply general-gate-plan-batch default)
 for name in "${names[@]}"; do
   case $name in
     base) run base --model base ;;
@@ -45,8 +46,10 @@ for name in "${names[@]}"; do
     general-plan) sharded general-plan --model tuned --plan due --reuse "$R/general" ;;
     general-gate-plan-reply)
       sharded "$name" --model tuned --call-gate --plan due-reply --reuse "$R/general" ;;
-    default)
-      sharded default --model tuned --call-gate --plan batch --repairs --reuse "$R/general" ;;
+    general-gate-plan-batch)
+      sharded "$name" --model tuned --call-gate --plan batch --repairs --reuse "$R/general" ;;
+    default) sharded default --model tuned --call-gate --plan batch \
+      --repairs cut_off,schema,grounded --reuse "$R/general" ;;
     dev-base) run "$name" --model base --split dev --quick ;;
     dev-tools-135m) run "$name" --model tuned-papers --split dev --quick ;;
     dev-tuned-agent) run "$name" --model tuned-agent --split dev --quick ;;
@@ -63,6 +66,8 @@ for name in "${names[@]}"; do
       --plan batch --reuse "$R/dev-general" ;;
     dev-general-gate-plan-batch-repairs) run "$name" --model tuned --split dev --quick \
       --call-gate --plan batch --repairs --reuse "$R/dev-general" ;;
+    dev-default) run "$name" --model tuned --split dev --quick --call-gate --plan batch \
+      --repairs cut_off,schema,grounded --reuse "$R/dev-general" ;;
     dev-general-gate-nosure) run "$name" --model tuned --split dev --quick --call-gate \
       --no-sure-call --reuse "$R/dev-general" ;;
     dev-tuned-agent-gate-plan) run "$name" --model tuned-agent --split dev --quick --call-gate \

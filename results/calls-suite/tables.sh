@@ -20,14 +20,14 @@ report() {  # [--by-kind] NAME...: the finished ones
 {
   echo "## In process, the whole test split (1,423 items)"; echo
   report base tools-135m tools-135m-gate tuned-agent general general-gate general-gate-nosure \
-    general-plan general-gate-plan-reply default; echo
+    general-plan general-gate-plan-reply general-gate-plan-batch default; echo
   echo "## In process, per category and kind (multi-turn/answer: answering after tool results)"
   echo; report --by-kind base tools-135m tools-135m-gate tuned-agent general general-gate \
-    general-gate-nosure general-plan general-gate-plan-reply default; echo
+    general-gate-nosure general-plan general-gate-plan-reply general-gate-plan-batch default; echo
   echo "## The dev split's quick subset (200 items): what chose the default preset"; echo
   report dev-tools-135m dev-tuned-agent dev-tuned-agent-gate-plan dev-general dev-general-gate \
     dev-general-gate-nosure dev-general-plan dev-general-gate-plan dev-general-gate-plan-reply \
-    dev-general-gate-plan-batch dev-general-gate-plan-batch-repairs
+    dev-general-gate-plan-batch dev-general-gate-plan-batch-repairs dev-default
   echo
   echo "## Through toollearn serve and the openai client, the quick subset (200 items)"; echo
   report served-base served-tools-135m served-general served-default; echo

@@ -6,15 +6,15 @@
 # it (agent: `toollearn train --config recipes/tools-135m-agent.yaml` first), or with the
 # GPU-trained second adapters instead (gpu-r16, gpu-r4: results/train/tools-135m-agent-gpu,
 # their adapter.gguf in runs/train/agent-gpu-<r>-all), or with the CPU-trained rank-4 adapter
-# of recipes/tools-135m-agent-r4.yaml (agent-r4: whole trajectories, the loss on every turn),
+# of results/train/tools-135m-agent-r4/recipe.yaml (agent-r4: whole trajectories, the loss on every turn),
 # or with the same recipe on every trajectory (agent-r4-all: recipes/tools-135m-agent-r4-all.yaml,
 # a multi-session run; shipped as agent-135m.gguf, the `tuned-agent` engine), or with it on data
 # whose tasks show 2-8 tools, give-ups alike (agent-r4-varied:
 # recipes/tools-135m-agent-r4-varied.yaml), or with agent-r4-all's adapter trained further on
 # episodes over ToolDEER's natural queries (agent-r5-natural:
-# recipes/tools-135m-agent-r5-natural.yaml; agent-r6-close: its data without parallel requests,
-# with close distractors and half replay, recipes/tools-135m-agent-r6-close.yaml; agent-r7-close-lr1e4:
-# the same at half the learning rate, recipes/tools-135m-agent-r7-close-lr1e4.yaml).
+# results/train/tools-135m-agent-r5-natural/recipe.yaml; agent-r6-close: its data without parallel requests,
+# with close distractors and half replay, results/train/tools-135m-agent-r6-close/recipe.yaml; agent-r7-close-lr1e4:
+# the same at half the learning rate, results/train/tools-135m-agent-r7-close-lr1e4/recipe.yaml).
 # SPLIT=dev runs the 120 dev trajectories (results/umi-stop-gate/dev-set, out of the GPU runs'
 # data) into dev-NAME instead; SPLIT=fresh runs 200 fresh held-out trajectories
 # (results/datagen/umi-fresh-test: `datagen umi --seed 1`, none of their queries in the test or

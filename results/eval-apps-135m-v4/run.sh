@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# apps-135m-v4 (recipes/apps-135m-v4.yaml, about 2,900 (goal, program) pairs) on the two apps'
+# apps-135m-v4 (results/train/apps-135m-v4/recipe.yaml, about 2,900 (goal, program) pairs) on the two apps'
 # whole test sets, the fourth point of the apps' data-size curve, scored as apps-135m-v3 was:
 # free (system + demos, raw text) and with the grammar (any order; on Trip Booking also typed,
 # the setters its booking type takes), one 1-thread process per app. Then compare tables
 # against the base and the curve's earlier adapters.
 #   bash results/eval-apps-135m-v4/run.sh        (after `toollearn train --config
-#                                                 recipes/apps-135m-v4.yaml`; resumes)
+#                                                 results/train/apps-135m-v4/recipe.yaml`; resumes)
 set -euo pipefail
 source .venv/bin/activate
 # (ENGINE, LIMIT, RUN and OUT may be set to check the script on a few goals.)

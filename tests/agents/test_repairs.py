@@ -7,9 +7,11 @@ import json
 
 import pytest
 from helpers import schema
+from hypothesis import given
+from hypothesis import strategies as st
 
 from toollearn.agents import ToolCallsAgent
-from toollearn.agents.repairs import RepairLoop, Turn
+from toollearn.agents.repairs import RepairLoop, Turn, stated
 from toollearn.engines.scripted import ScriptedEngine
 
 UNIT = {"type": "string", "enum": ["c", "f"]}
@@ -76,3 +78,55 @@ def test_repeated_calls_are_asked_again_without_the_tool():
     turn = Turn([WEATHER], object(), lambda c: c.name == made["name"])
     fault = loop.find(GOOD, turn)
     assert fault.check == "repeated" and fault.tools == []  # only the reply is left
+
+
+NOTE = {"type": "string"}
+NOTED = schema("get_weather", {"city": {"type": "string"}, "unit": UNIT, "note": NOTE}, ["city"])
+INVENTED = '[{"name": "get_weather", "arguments": {"city": "Oslo", "note": "sunny mood"}}]'
+
+
+def test_optional_values_the_conversation_does_not_state_are_asked_again_without_them():
+    engine = ScriptedEngine([INVENTED, GOOD])
+    agent = ToolCallsAgent(engine, execute=False, constrained=False, repairs=("grounded",))
+    trace = agent.run("Weather in Oslo?", [NOTED])
+    tries = [s for s in trace.steps if s.role == "agent"]
+    assert "get_weather.note" in tries[0].data["retried"]
+    grammar = engine.requests[1]["constraint"].grammar
+    assert '\\"note\\"' not in grammar and '\\"unit\\"' in grammar  # only note left out
+    assert "call ::=" not in grammar and "[]" not in grammar  # the same one call, no reply
+    assert [c.arguments for c in trace.calls] == [{"city": "Oslo"}]
+
+
+def test_stated_required_and_unjudged_values_are_left_alone():
+    loop = RepairLoop(["grounded"])
+    said = "What's the weather in OSLO tomorrow? Add a note: sunny."
+    assert loop.find(INVENTED, Turn([NOTED], object(), said=said)) is None  # "sunny" stated
+    london = '[{"name": "get_weather", "arguments": {"city": "London"}}]'
+    assert loop.find(london, Turn([NOTED], object(), said=said)) is None  # required: kept
+    assert loop.find(INVENTED, Turn([NOTED], object())) is None  # nothing said: not judged
+    assert stated("Oslo, Norway", said) and stated("2026-12-04", said)
+    assert not stated("London", said) and not stated("rainy", said)
+
+
+def test_an_engine_without_grammars_is_told_which_values_to_leave_out():
+    engine = Unconstrained([INVENTED, GOOD])
+    agent = ToolCallsAgent(engine, execute=False, constrained=False, repairs=("grounded",))
+    trace = agent.run("Weather in Oslo?", [NOTED])
+    note = engine.prompts[1][-1].content
+    assert "get_weather.note" in note and "leave out" in note
+    assert [c.arguments for c in trace.calls] == [{"city": "Oslo"}]
+
+
+@given(st.text(min_size=1, max_size=40), st.integers(0, 39), st.integers(1, 40))
+def test_every_span_of_the_conversation_is_stated(said, start, size):
+    assert stated(said[start : start + size] or said, said)
+
+
+def test_an_optional_enum_value_nobody_asked_for_is_judged_too():
+    degrees = {"type": "string", "enum": ["celsius", "fahrenheit"]}
+    tool = schema("get_weather", {"city": {"type": "string"}, "unit": degrees}, ["city"])
+    rome = '[{"name": "get_weather", "arguments": {"city": "Rome", "unit": "fahrenheit"}}]'
+    loop = RepairLoop(["grounded"])
+    fault = loop.find(rome, Turn([tool], object(), said="Weather in Rome?"))
+    assert fault.check == "grounded" and "get_weather.unit" in fault.detail
+    assert loop.find(rome, Turn([tool], object(), said="Rome, in Fahrenheit")) is None

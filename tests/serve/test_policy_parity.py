@@ -42,6 +42,11 @@ def tool_files(tmp_path_factory):
     return {"readme": TOOLS, "demo": demo}
 
 
+def _answered(step: dict) -> bool:
+    """A model turn's answer that stands (not one the repair loop asked again)."""
+    return step["role"] == "agent" and "retried" not in (step.get("data") or {})
+
+
 def _calls(calls) -> list[tuple[str, str]]:
     return sorted((c.name, json.dumps(c.arguments, sort_keys=True)) for c in calls)
 
@@ -76,7 +81,7 @@ def test_call_run_and_serve_answer_alike_under_the_default_preset(
             "--json"]  # fmt: skip
     assert main(argv) == 0
     trace = json.loads(capsys.readouterr().out)
-    first = next(s for s in trace["steps"] if s["role"] == "agent")
+    first = next(s for s in trace["steps"] if _answered(s))  # the turn's last try
     ran = _calls(tool_calls.parse(first["content"]).calls)
 
     tools = json.loads(path.read_text())
@@ -103,7 +108,7 @@ def test_the_second_turn_after_a_result_is_the_same_in_run_and_serve(tool_files,
     argv = ["run", request, "--tools", str(path), "--threads", "2", "--max-steps", "2", "--json"]
     assert main(argv) == 0
     steps = json.loads(capsys.readouterr().out)["steps"]
-    turns = [s for s in steps if s["role"] == "agent"]
+    turns = [s for s in steps if _answered(s)]
     first = tool_calls.parse(turns[0]["content"]).calls[0]
     seen = next(s for s in steps if s["kind"] == "observation")
     messages = [

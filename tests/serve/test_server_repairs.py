@@ -68,3 +68,22 @@ def test_a_free_answer_the_schema_refuses_is_asked_again_with_the_problems_named
     assert out.choices[0].message.tool_calls[0].function.name == "get_weather"
     note = engine.requests[1]["prompts"][0][-1]
     assert note.role == "user" and "city" in note.content and health["repaired"] == 1
+
+
+def test_an_optional_value_only_the_client_system_text_states_is_kept():
+    params = {**PARAMS, "properties": {"city": {"type": "string"}, "units": {"type": "string"}}}
+    tool = {"type": "function", "function": {"name": "get_weather", "parameters": params}}
+    kelvin = '[{"name": "get_weather", "arguments": {"city": "Paris", "units": "kelvin"}}]'
+    engine = ScriptedEngine([kelvin, f"[{PARIS}]", kelvin])
+    config = ServerConfig(model_id="m", repairs=RepairLoop(["grounded"], constrained=True))
+    with BackgroundServer(engine, config) as server:
+        client = openai.OpenAI(base_url=server.url, api_key="none", max_retries=0)
+        ask = [{"role": "user", "content": "Paris weather"}]
+        first = client.chat.completions.create(model="m", tools=[tool], messages=ask)
+        told = [{"role": "system", "content": "Temperatures in kelvin."}, *ask]
+        second = client.chat.completions.create(model="m", tools=[tool], messages=told)
+    args = [json.loads(r.choices[0].message.tool_calls[0].function.arguments)
+            for r in (first, second)]  # fmt: skip
+    assert args == [{"city": "Paris"}, {"city": "Paris", "units": "kelvin"}]
+    assert "units" not in engine.requests[1]["constraint"].grammar  # asked again without it
+    assert len(engine.requests) == 3  # the second answer kept: the system text states kelvin

@@ -1,4 +1,5 @@
-"""Recipes: the shipped configs load, datasets take kinds, missing data is made first."""
+"""Recipes: the shipped configs (and the superseded ones beside their runs) load, datasets take
+kinds, missing data is made first."""
 
 from __future__ import annotations
 
@@ -12,10 +13,15 @@ from toollearn.training.config import load_config
 from toollearn.training.data import dataset_spec, load_mixture
 from toollearn.training.recipe import datagen_argv, make_missing_data
 
-RECIPES = Path(__file__).parents[2] / "recipes"
+ROOT = Path(__file__).parents[2]
+RECIPES = ROOT / "recipes"
+# the current recipes, and the superseded ones kept beside their runs
+ALL = sorted([*RECIPES.glob("*.yaml"), *(ROOT / "results" / "train").glob("*/recipe.yaml")])
 
 
-@pytest.mark.parametrize("path", sorted(RECIPES.glob("*.yaml")), ids=lambda p: p.stem)
+@pytest.mark.parametrize(
+    "path", ALL, ids=lambda p: p.stem if p.parent == RECIPES else p.parent.name
+)
 def test_every_recipe_loads_and_names_its_data_generators(path):
     config = load_config(path)
     outs = {str(datagen_argv(c)[1]) for c in config.datagen}

@@ -13,7 +13,14 @@ again is marked `retried` with the check's reason. The checks:
   required one, a wrong type, a value outside its enum; `envs.validate`), is asked again under
   the offered tools' grammar, or, for an engine without grammars, with the problems named.
   Under constrained decoding the grammar already rules these out, so it only acts on free
-  answers and on engines without constraints (an OpenAI-compatible server, say).
+  answers and on engines without constraints (an OpenAI-compatible server, say);
+- `grounded`: a call filling an optional string parameter (an enum's too) with a value the
+  conversation does not state (`stated`: none of its words in the user's turns, tool results
+  or the client's system text; numbers and dates are not judged, being often converted) is
+  asked again for the same calls without those parameters (a small model fills optional
+  parameters with values of its own: "gender": "male", "unit": "fahrenheit"), or, for an
+  engine without grammars, with a note naming them. Required values are left alone: the call
+  needs them, and one in other words than the user's ("GBP" for pounds) is not wrong.
 
 `toollearn.policy.Policy.repairs` names the checks a preset runs. The loop itself
 (`decoding.repair_loop`: `Turn`, `Fault`, `RepairLoop`) takes other formats' checks too
@@ -25,18 +32,21 @@ again sampled), each found by the same loop and scheduled in its caller's batche
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 from toollearn.core.errors import FormatError
-from toollearn.core.types import Message
+from toollearn.core.types import Message, Tool
 from toollearn.decoding import repair_loop
 from toollearn.decoding.repair_loop import Fault, Turn, register_check
 from toollearn.decoding.tool_calls import no_call_constraint, tool_calls_constraint
 from toollearn.envs.validate import validate_call
 from toollearn.formats.answers import tool_calls
 
-CHECKS = ("cut_off", "repeated", "schema")
+CHECKS = ("cut_off", "repeated", "schema", "grounded")
+_WORD = re.compile(r"[^\W\d_]{3,}")
 
 
 def cut_off(text: str, turn: Turn, constrained: bool) -> Fault | None:
@@ -82,14 +92,74 @@ def schema(text: str, turn: Turn, constrained: bool) -> Fault | None:
     return Fault("schema", detail, turn.tools, grammar, note)
 
 
-for _name, _check in (("cut_off", cut_off), ("repeated", repeated), ("schema", schema)):
+def stated(value: str, said: str) -> bool:
+    """Whether the conversation states a string value: as a substring, or one of its words
+    (the stem: all but two letters, at least three) at a word's start, case-insensitive. A
+    value without a word of three letters (a number, date, time, code) counts as stated."""
+    v, s = value.strip().casefold(), said.casefold()
+    if not v or v in s:
+        return True
+    words = _WORD.findall(v)
+    return not words or any(re.search(r"(?<!\w)" + re.escape(w[: max(3, len(w) - 2)]), s)
+                            for w in words)  # fmt: skip
+
+
+def judged(spec: Any) -> bool:
+    """A string parameter whose value the conversation may state: typed string (an enum's
+    too), no const, format or pattern."""
+    return (isinstance(spec, dict) and spec.get("type") == "string"
+            and not {"const", "format", "pattern"} & spec.keys())  # fmt: skip
+
+
+def grounded(text: str, turn: Turn, constrained: bool) -> Fault | None:
+    """Calls to offered tools filling an optional string parameter with a value the
+    conversation does not state."""
+    answer = _parsed(text) if turn.said.strip() else None
+    offered = {t.name: t for t in turn.tools}
+    if answer is None or not answer.calls or any(c.name not in offered for c in answer.calls):
+        return None
+    loose: dict[str, set[str]] = {}
+    for call in answer.calls:
+        tool = offered[call.name]
+        for param, value in call.arguments.items():
+            spec = tool.properties.get(param)
+            if (param not in tool.required and judged(spec) and isinstance(value, str)
+                    and value != spec.get("default") and not stated(value, turn.said)):  # fmt: skip
+                loose.setdefault(call.name, set()).add(param)
+    if not loose:
+        return None
+    detail = "optional values the conversation does not state: " + ", ".join(
+        f"{name}.{param}" for name, params in loose.items() for param in sorted(params)
+    )
+    if not constrained:
+        note = (f"Those calls fill {detail}. Call again without them: leave out what the user "
+                "did not ask for.")  # fmt: skip
+        return Fault("grounded", detail, turn.tools, None, note)
+    narrowed = [_without(t, loose.get(t.name, set())) for t in turn.tools]
+    grammar = tool_calls_constraint(narrowed, allow_no_call=False,
+                                    sequence=[c.name for c in answer.calls])  # fmt: skip
+    return Fault("grounded", detail, turn.tools, grammar)
+
+
+def _without(tool: Tool, params: set[str]) -> Tool:
+    """The tool without these of its optional parameters."""
+    drop = params - set(tool.required)
+    if not drop:
+        return tool
+    props = {k: v for k, v in tool.properties.items() if k not in drop}
+    return replace(tool, parameters={**tool.parameters, "properties": props})
+
+
+for _name, _check in (("cut_off", cut_off), ("repeated", repeated), ("schema", schema),
+                      ("grounded", grounded)):  # fmt: skip
     register_check(_name, _check)
 
 
 class RepairLoop(repair_loop.RepairLoop):
     """The general format's loop: the named checks (`CHECKS`, in that order) with at most
     `budget` tries again per turn; `constrained`: whether the engine takes grammars (the
-    schema check asks again under one)."""
+    schema and grounded checks ask again under one). The default preset runs cut_off, schema
+    and grounded (`toollearn.policy`)."""
 
     def __init__(self, checks: Sequence[str] = ("cut_off", "schema"), budget: int = 2,
                  constrained: bool = True):  # fmt: skip

@@ -13,6 +13,7 @@ from typing import Any
 
 from toollearn.agents.clause_plan import MODES as PLAN_MODES
 from toollearn.cli.common import add_engine_args, add_run_args, llama_flags, load_engine_spec
+from toollearn.core.errors import DataError
 
 COLUMNS = [("category", "category"), ("n", "n"), ("exact", "exact"), ("decision", "decision"),
            ("tool_f1", "tool F1"), ("arg_f1", "arg F1"), ("format", "format"),
@@ -48,10 +49,11 @@ def register_eval(eval_sub: Any) -> None:
                    "tool, one call a turn (order: or a tool outside the plan; due-reply: then "
                    "the reply), or to all planned calls at once (batch: then those waiting for "
                    "a result, then the reply); after --call-gate's verdict")  # fmt: skip
-    p.add_argument("--repairs", action="store_true",
-                   help="as the presets serve: the repair loop asks a cut-off call list again "
-                   "with its finished calls (agents.repairs: cut_off, schema; 2 tries)",
-                   )  # fmt: skip
+    p.add_argument("--repairs", nargs="?", const="cut_off,schema", default=None,
+                   metavar="CHECKS",
+                   help="as the presets serve: the repair loop's checks ask an answer again "
+                   "(agents.repairs; default cut_off,schema; also grounded, repeated; 2 "
+                   "tries)")  # fmt: skip
     p.add_argument("--docs", choices=("json", "compact"), default=None,
                    help="how prompts list the tools (default: as the model was "
                    "trained)")  # fmt: skip
@@ -113,7 +115,12 @@ def run_calls(args: argparse.Namespace) -> int:
         if args.repairs:
             from toollearn.agents.repairs import RepairLoop
 
-            repairs = RepairLoop(constrained=bool(getattr(engine, "supports_constraints", 0)))
+            checks = [c.strip() for c in args.repairs.split(",") if c.strip()]
+            constrained = bool(getattr(engine, "supports_constraints", 0))
+            try:
+                repairs = RepairLoop(checks, constrained=constrained)
+            except ValueError as exc:
+                raise DataError(f"--repairs: {exc}") from None
             config.update(repairs=repairs.checks, repair_budget=repairs.budget)
         answer = in_process(engine, docs=docs, gate=gate, reuse=reuse, plan=plan,
                             repairs=repairs)  # fmt: skip

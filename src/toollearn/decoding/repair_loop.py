@@ -12,16 +12,18 @@ apps' generator `program_defects`.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
-from toollearn.core.types import Tool
+from toollearn.core.types import Message, Tool
 
 
 @dataclass(frozen=True)
 class Turn:
     """What a turn offered: its tools, its grammar (None: free), the calls made before; the
-    answer's finish reason, the tries already made, and what a plugged-in check reads."""
+    answer's finish reason, the tries already made, what a plugged-in check reads, and what
+    the conversation states (`said`: the user's turns, tool results, the client's system text;
+    where values are grounded)."""
 
     tools: list[Tool]
     constraint: Any
@@ -29,6 +31,7 @@ class Turn:
     finish_reason: str | None = None
     tries: int = 0
     context: Any = None
+    said: str = ""
 
 
 @dataclass(frozen=True)
@@ -85,6 +88,13 @@ class RepairLoop:
             if again is None:
                 break
             text = again
-            turn = Turn(fault.tools, fault.constraint, turn.made, None, turn.tries + 1,
-                        turn.context)  # fmt: skip
+            turn = replace(turn, tools=fault.tools, constraint=fault.constraint,
+                           finish_reason=None, tries=turn.tries + 1)  # fmt: skip
         return text, turn.tools
+
+
+def said_of(messages: Sequence[Message], system: str = "") -> str:
+    """What a conversation states (`Turn.said`): the client's system text, then its user
+    turns and tool results, one a line."""
+    texts = [system, *(m.content for m in messages if m.role in ("user", "tool"))]
+    return "\n".join(t for t in texts if t)

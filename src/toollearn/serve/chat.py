@@ -30,6 +30,7 @@ from typing import Any
 from toollearn.core.errors import FormatError, SchemaError
 from toollearn.core.types import Message, Tool, ToolCall
 from toollearn.decoding.constraint import Constraint
+from toollearn.decoding.repair_loop import said_of
 from toollearn.decoding.template_calls import template_calls_constraint
 from toollearn.decoding.tool_calls import (
     MAX_CALLS,
@@ -116,6 +117,7 @@ class ChatJob:
     prompt: str | None = None  # the rendered text, in a model's own template (TemplatePrompt)
     dialect: str | None = None  # that template's call syntax
     offered: tuple[Tool, ...] | None = None  # the tools a call plan left this turn (None: all)
+    said: str = ""  # what the conversation states (the repair loop's grounded check)
 
     @property
     def engine_prompt(self) -> str | list[Message]:
@@ -427,6 +429,7 @@ def parse_request(
         prompt=prompt,
         dialect=dialect,
         logprobs=logprobs,
+        said=said_of(messages, system),
     )
 
 

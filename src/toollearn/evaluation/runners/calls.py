@@ -89,7 +89,8 @@ def _repaired(repairs: Any, job: Any, prev: dict[str, Any]) -> bool:
     from toollearn.agents.repairs import Turn
 
     text = (prev.get("raw") or {}).get("text")
-    return text is None or repairs.find(text, Turn(list(job.tools), job.constraint)) is not None
+    turn = Turn(list(job.tools), job.constraint, said=job.said)
+    return text is None or repairs.find(text, turn) is not None
 
 
 def body_key(body: dict[str, Any]) -> str:
