@@ -49,7 +49,7 @@ for name in "${names[@]}"; do
     general-gate-plan-batch)
       sharded "$name" --model tuned --call-gate --plan batch --repairs --reuse "$R/general" ;;
     default) sharded default --model tuned --call-gate --plan batch \
-      --repairs cut_off,schema,grounded --reuse "$R/general" ;;
+      --repairs cut_off,schema,grounded,uses_results --reuse "$R/general" ;;
     dev-base) run "$name" --model base --split dev --quick ;;
     dev-tools-135m) run "$name" --model tuned-papers --split dev --quick ;;
     dev-tuned-agent) run "$name" --model tuned-agent --split dev --quick ;;
@@ -66,8 +66,12 @@ for name in "${names[@]}"; do
       --plan batch --reuse "$R/dev-general" ;;
     dev-general-gate-plan-batch-repairs) run "$name" --model tuned --split dev --quick \
       --call-gate --plan batch --repairs --reuse "$R/dev-general" ;;
-    dev-default) run "$name" --model tuned --split dev --quick --call-gate --plan batch \
+    dev-grounded) run "$name" --model tuned --split dev --quick --call-gate --plan batch \
       --repairs cut_off,schema,grounded --reuse "$R/dev-general" ;;
+    dev-multi-turn-grounded) run "$name" --model tuned --split dev --category multi-turn \
+      --call-gate --plan batch --repairs cut_off,schema,grounded ;;
+    dev-multi-turn-default) run "$name" --model tuned --split dev --category multi-turn \
+      --call-gate --plan batch --repairs cut_off,schema,grounded,uses_results ;;
     dev-general-gate-nosure) run "$name" --model tuned --split dev --quick --call-gate \
       --no-sure-call --reuse "$R/dev-general" ;;
     dev-tuned-agent-gate-plan) run "$name" --model tuned-agent --split dev --quick --call-gate \

@@ -27,7 +27,10 @@ report() {  # [--by-kind] NAME...: the finished ones
   echo "## The dev split's quick subset (200 items): what chose the default preset"; echo
   report dev-tools-135m dev-tuned-agent dev-tuned-agent-gate-plan dev-general dev-general-gate \
     dev-general-gate-nosure dev-general-plan dev-general-gate-plan dev-general-gate-plan-reply \
-    dev-general-gate-plan-batch dev-general-gate-plan-batch-repairs dev-default
+    dev-general-gate-plan-batch dev-general-gate-plan-batch-repairs dev-grounded
+  echo
+  echo "## The dev split's multi-turn category (60 items): the results check"; echo
+  report dev-multi-turn-grounded dev-multi-turn-default
   echo
   echo "## Through toollearn serve and the openai client, the quick subset (200 items)"; echo
   report served-base served-tools-135m served-general served-default; echo

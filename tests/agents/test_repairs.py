@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from toollearn.agents import ToolCallsAgent
-from toollearn.agents.repairs import RepairLoop, Turn, stated
+from toollearn.agents.repairs import REPLY_OPENING, RepairLoop, Turn, result_values, stated
 from toollearn.engines.scripted import ScriptedEngine
 
 UNIT = {"type": "string", "enum": ["c", "f"]}
@@ -130,3 +130,44 @@ def test_an_optional_enum_value_nobody_asked_for_is_judged_too():
     fault = loop.find(rome, Turn([tool], object(), said="Weather in Rome?"))
     assert fault.check == "grounded" and "get_weather.unit" in fault.detail
     assert loop.find(rome, Turn([tool], object(), said="Rome, in Fahrenheit")) is None
+
+
+def test_a_reply_after_results_that_names_none_of_them_is_asked_again_opened_on_them():
+    result = json.dumps(
+        {"name": "get_weather", "content": json.dumps({"temp": 21, "sky": "clear"})}
+    )
+    assert result_values([result]) == ["21", "clear"]
+    assert result_values([json.dumps({"name": "word_count", "content": "2"})]) == ["2"]
+    loop = RepairLoop(["uses_results"])
+    turn = Turn([WEATHER], object(), results=(result,))
+    fault = loop.find("[]\nHere you go!", turn)
+    assert fault.check == "uses_results"
+    assert f'"\\n" "{REPLY_OPENING}"' in fault.constraint.grammar  # the reply opens on them
+    assert loop.find("[]\nIt is 21 degrees and clear.", turn) is None
+    assert loop.find(GOOD, turn) is None  # calls again: not this check's business
+    assert loop.find("[]\nHere you go!", Turn([WEATHER], object())) is None  # no results
+
+
+def test_the_trace_shows_which_answers_were_asked_again_and_why():
+    from toollearn.agents.show import format_trace
+
+    agent = ToolCallsAgent(ScriptedEngine([INVENTED, GOOD]), execute=False, constrained=False,
+                           repairs=("grounded",))  # fmt: skip
+    lines = format_trace(agent.run("Weather in Oslo?", [NOTED])).splitlines()
+    retried = [line for line in lines if "asked again" in line]
+    assert len(retried) == 1 and "get_weather.note" in retried[0]
+
+
+def test_a_try_that_keeps_the_fault_of_its_own_grammar_stands():
+    content = json.dumps({"name": "get_weather", "content": json.dumps({"temp": 21})})
+    turn = Turn([WEATHER], object(), results=(content,))
+    tries = iter(["[]\nI checked for you: sunny.", "[]\nnever asked"])
+    asks = []
+
+    def ask(fault, text):
+        asks.append(fault.check)
+        return next(tries)
+
+    text, _ = RepairLoop(["uses_results"], budget=2).run("[]\nSorry.", turn, ask)
+    assert asks == ["uses_results"]  # asked once: a second ask would be the same
+    assert text == "[]\nI checked for you: sunny."

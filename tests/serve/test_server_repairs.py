@@ -87,3 +87,24 @@ def test_an_optional_value_only_the_client_system_text_states_is_kept():
     assert args == [{"city": "Paris"}, {"city": "Paris", "units": "kelvin"}]
     assert "units" not in engine.requests[1]["constraint"].grammar  # asked again without it
     assert len(engine.requests) == 3  # the second answer kept: the system text states kelvin
+
+
+def test_a_reply_after_a_result_that_names_none_of_it_is_asked_again():
+    engine = ScriptedEngine(["[]\nAll done!", "[]\nI checked for you: 21 degrees."])
+    config = ServerConfig(model_id="m", repairs=RepairLoop(["uses_results"], constrained=True))
+    call = {"id": "c1", "type": "function",
+            "function": {"name": "get_weather", "arguments": '{"city": "Paris"}'}}  # fmt: skip
+    messages = [{"role": "user", "content": "Paris weather"},
+                {"role": "assistant", "content": None, "tool_calls": [call]},
+                {"role": "tool", "tool_call_id": "c1", "content": '{"temp": 21}'}]  # fmt: skip
+    with BackgroundServer(engine, config) as server:
+        client = openai.OpenAI(base_url=server.url, api_key="none", max_retries=0)
+        out = client.chat.completions.create(model="m", tools=[WEATHER], messages=messages)
+    assert out.choices[0].message.content == "I checked for you: 21 degrees."
+    assert "I checked for you: " in engine.requests[1]["constraint"].grammar
+    json_reply = ScriptedEngine(['[]\n{"ok": true}'])  # a JSON reply (response_format) stays
+    with BackgroundServer(json_reply, config) as server:
+        client = openai.OpenAI(base_url=server.url, api_key="none", max_retries=0)
+        out = client.chat.completions.create(model="m", tools=[WEATHER], messages=messages,
+                                             response_format={"type": "json_object"})  # fmt: skip
+    assert out.choices[0].message.content == '{"ok": true}' and len(json_reply.requests) == 1

@@ -20,7 +20,11 @@ again is marked `retried` with the check's reason. The checks:
   asked again for the same calls without those parameters (a small model fills optional
   parameters with values of its own: "gender": "male", "unit": "fahrenheit"), or, for an
   engine without grammars, with a note naming them. Required values are left alone: the call
-  needs them, and one in other words than the user's ("GBP" for pounds) is not wrong.
+  needs them, and one in other words than the user's ("GBP" for pounds) is not wrong;
+- `uses_results`: a reply after tool results that names none of their values (a small model
+  declines there, or answers from nothing) is asked again with the reply opened the way the
+  general data's answers after results open (`REPLY_OPENING`), or, without grammars, with a
+  note asking for an answer from the results.
 
 `toollearn.policy.Policy.repairs` names the checks a preset runs. The loop itself
 (`decoding.repair_loop`: `Turn`, `Fault`, `RepairLoop`) takes other formats' checks too
@@ -32,6 +36,7 @@ again sampled), each found by the same loop and scheduled in its caller's batche
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Sequence
 from dataclasses import replace
@@ -45,7 +50,9 @@ from toollearn.decoding.tool_calls import no_call_constraint, tool_calls_constra
 from toollearn.envs.validate import validate_call
 from toollearn.formats.answers import tool_calls
 
-CHECKS = ("cut_off", "repeated", "schema", "grounded")
+CHECKS = ("cut_off", "repeated", "schema", "grounded", "uses_results")
+# how the general data's answers after tool results open (`datagen.general_kinds.REPLIES`)
+REPLY_OPENING = "I checked for you: "
 _WORD = re.compile(r"[^\W\d_]{3,}")
 
 
@@ -150,16 +157,70 @@ def _without(tool: Tool, params: set[str]) -> Tool:
     return replace(tool, parameters={**tool.parameters, "properties": props})
 
 
+def result_values(results: Sequence[str]) -> list[str]:
+    """The values tool results hold (strings of two characters or more, numbers), each result
+    read as JSON where it parses (the general format's `{"name", "content"}` turn unwrapped)."""
+    out: list[str] = []
+
+    def walk(value: Any) -> None:
+        if isinstance(value, dict):
+            for v in value.values():
+                walk(v)
+        elif isinstance(value, list):
+            for v in value:
+                walk(v)
+        elif isinstance(value, str):
+            try:
+                parsed = json.loads(value)
+            except ValueError:
+                parsed = value
+            if isinstance(parsed, (dict, list, int, float)) and not isinstance(parsed, bool):
+                walk(parsed)  # a result read as JSON: its values (a number's too)
+            elif len(value.strip()) >= 2:
+                out.append(value.strip())
+        elif isinstance(value, (int, float)) and not isinstance(value, bool):
+            out.append(json.dumps(value))
+
+    for text in results:
+        if isinstance(content := _json(text), dict) and set(content) == {"name", "content"}:
+            content = content["content"]
+        walk(content)
+    return out
+
+
+def uses_results(text: str, turn: Turn, constrained: bool) -> Fault | None:
+    """A reply after tool results that names none of their values."""
+    answer = _parsed(text) if turn.results else None
+    values = result_values(turn.results) if answer is not None else []
+    if answer is None or answer.calls or not values:
+        return None
+    reply = (answer.text or "").casefold()
+    if any(v.casefold() in reply for v in values):
+        return None
+    detail = "a reply after tool results that names none of their values"
+    if not constrained:
+        note = "Answer from the tool results above: say what they returned."
+        return Fault("uses_results", detail, turn.tools, None, note)
+    return Fault("uses_results", detail, turn.tools, no_call_constraint(opening=REPLY_OPENING))
+
+
+def _json(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text
+
+
 for _name, _check in (("cut_off", cut_off), ("repeated", repeated), ("schema", schema),
-                      ("grounded", grounded)):  # fmt: skip
+                      ("grounded", grounded), ("uses_results", uses_results)):  # fmt: skip
     register_check(_name, _check)
 
 
 class RepairLoop(repair_loop.RepairLoop):
     """The general format's loop: the named checks (`CHECKS`, in that order) with at most
     `budget` tries again per turn; `constrained`: whether the engine takes grammars (the
-    schema and grounded checks ask again under one). The default preset runs cut_off, schema
-    and grounded (`toollearn.policy`)."""
+    schema, grounded and uses_results checks ask again under one). The default preset runs
+    cut_off, schema, grounded and uses_results (`toollearn.policy`)."""
 
     def __init__(self, checks: Sequence[str] = ("cut_off", "schema"), budget: int = 2,
                  constrained: bool = True):  # fmt: skip

@@ -34,6 +34,8 @@ def format_step(i: int, step: Step, width: int = 160) -> str:
         body = repr(step.content)
     if step.error is not None:
         body += f"   !! {step.error.value}: {step.detail}"
+    if (step.data or {}).get("retried"):  # the repair loop asked this answer again
+        head += f" (asked again: {step.data['retried']})"
     return _clip(f"{head}: {body}", width)
 
 

@@ -47,7 +47,7 @@ from toollearn.agents.clause_plan import MODES, ClausePlanner, Plan
 from toollearn.agents.repairs import Fault, RepairLoop, Turn, note_message
 from toollearn.core.errors import FormatError
 from toollearn.core.types import ErrorKind, Message, Step, Tool, Trace
-from toollearn.decoding.repair_loop import said_of
+from toollearn.decoding.repair_loop import results_of, said_of
 from toollearn.decoding.tool_calls import no_call_constraint, tool_calls_constraint
 from toollearn.engines.base import Sampling, prompt_docs
 from toollearn.envs.environment import Environment
@@ -280,5 +280,6 @@ class ToolCallsAgent:
             return rec.model(self.engine, [*messages, *extra], role="agent", kind="call",
                              max_tokens=self.max_tokens, constraint=fault.constraint)  # fmt: skip
 
-        turn = Turn(tools, constraint, runner.made, said=said_of(messages))
+        turn = Turn(tools, constraint, runner.made, said=said_of(messages),
+                    results=results_of(messages))  # fmt: skip
         return self.repairs.run(text, turn, ask)[0]

@@ -52,8 +52,8 @@ def register_eval(eval_sub: Any) -> None:
     p.add_argument("--repairs", nargs="?", const="cut_off,schema", default=None,
                    metavar="CHECKS",
                    help="as the presets serve: the repair loop's checks ask an answer again "
-                   "(agents.repairs; default cut_off,schema; also grounded, repeated; 2 "
-                   "tries)")  # fmt: skip
+                   "(agents.repairs; default cut_off,schema; also grounded, uses_results, "
+                   "repeated; 2 tries)")  # fmt: skip
     p.add_argument("--docs", choices=("json", "compact"), default=None,
                    help="how prompts list the tools (default: as the model was "
                    "trained)")  # fmt: skip

@@ -32,6 +32,7 @@ class Turn:
     tries: int = 0
     context: Any = None
     said: str = ""
+    results: tuple[str, ...] = ()  # the tool results after the last user turn
 
 
 @dataclass(frozen=True)
@@ -79,11 +80,15 @@ class RepairLoop:
     def run(self, text: str | None, turn: Turn,
             ask: Callable[[Fault, str], str | None]) -> tuple[str | None, list[Tool]]:  # fmt: skip
         """The turn's answer after the repairs, and the tools its last try offered; `ask(fault,
-        text)` records the fault on the answer it retries and returns the model's next try."""
+        text)` records the fault on the answer it retries and returns the model's next try.
+        A try that keeps the fault its own grammar was asked under stands: asking again the
+        same way reads the same prompt under the same grammar."""
+        last: Fault | None = None
         for _ in range(self.budget):
             fault = self.find(text, turn) if text is not None else None
-            if fault is None:
+            if fault is None or _same_ask(fault, last):
                 break
+            last = fault
             again = ask(fault, text)
             if again is None:
                 break
@@ -93,8 +98,21 @@ class RepairLoop:
         return text, turn.tools
 
 
+def _same_ask(fault: Fault, last: Fault | None) -> bool:
+    """Whether a fault would ask again exactly as the last one did (same check and grammar)."""
+    return (last is not None and fault.constraint is not None
+            and (fault.check, fault.constraint) == (last.check, last.constraint))  # fmt: skip
+
+
 def said_of(messages: Sequence[Message], system: str = "") -> str:
     """What a conversation states (`Turn.said`): the client's system text, then its user
     turns and tool results, one a line."""
     texts = [system, *(m.content for m in messages if m.role in ("user", "tool"))]
     return "\n".join(t for t in texts if t)
+
+
+def results_of(messages: Sequence[Message]) -> tuple[str, ...]:
+    """The tool results after the conversation's last user turn (`Turn.results`)."""
+    users = [i for i, m in enumerate(messages) if m.role == "user"]
+    after = messages[users[-1] + 1 :] if users else messages
+    return tuple(m.content for m in after if m.role == "tool" and m.content)

@@ -85,11 +85,16 @@ def tool_calls_constraint(
     return Constraint("gbnf", grammar, "tool-calls")
 
 
-def no_call_constraint(reply: dict[str, Any] | None = None) -> Constraint:
+def no_call_constraint(
+    reply: dict[str, Any] | None = None, opening: str | None = None
+) -> Constraint:
     """A GBNF constraint admitting only the no-call answer: `[]`, then optionally a newline
-    and a plain-text reply (or, with `reply`, a newline and that JSON value)."""
+    and a plain-text reply (or, with `reply`, a newline and that JSON value; with `opening`, a
+    newline and a reply that starts so)."""
     rules = SchemaRules()
     answer = _answer_rule(rules, reply)
+    if opening is not None and reply is None:
+        answer = f'answer ::= "\\n" {gbnf_literal(opening)} [^\\x00]+'
     grammar = "\n".join([f"root ::= {gbnf_literal(NO_CALL)} answer", answer, *rules.lines])
     if reply is not None:
         grammar += "\n" + JSON_VALUE_RULES

@@ -201,7 +201,8 @@ class Worker:
 
         tools = list(job.offered if job.offered is not None else job.tools)
         grammar = job.constraint if getattr(self.engine, "supports_constraints", False) else None
-        loop.run(tries[0].text, Turn(tools, grammar, said=job.said), ask)
+        turn = Turn(tools, grammar, said=job.said, results=job.results)
+        loop.run(tries[0].text, turn, ask)
         if len(tries) == 1:
             return tries[0]
         with self.lock:

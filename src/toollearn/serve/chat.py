@@ -30,7 +30,7 @@ from typing import Any
 from toollearn.core.errors import FormatError, SchemaError
 from toollearn.core.types import Message, Tool, ToolCall
 from toollearn.decoding.constraint import Constraint
-from toollearn.decoding.repair_loop import said_of
+from toollearn.decoding.repair_loop import results_of, said_of
 from toollearn.decoding.template_calls import template_calls_constraint
 from toollearn.decoding.tool_calls import (
     MAX_CALLS,
@@ -118,6 +118,7 @@ class ChatJob:
     dialect: str | None = None  # that template's call syntax
     offered: tuple[Tool, ...] | None = None  # the tools a call plan left this turn (None: all)
     said: str = ""  # what the conversation states (the repair loop's grounded check)
+    results: tuple[str, ...] = ()  # the tool results after the last user turn (uses_results)
 
     @property
     def engine_prompt(self) -> str | list[Message]:
@@ -430,6 +431,7 @@ def parse_request(
         dialect=dialect,
         logprobs=logprobs,
         said=said_of(messages, system),
+        results=results_of(messages) if reply is None else (),  # a JSON reply stays free
     )
 
 

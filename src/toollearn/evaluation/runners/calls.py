@@ -89,7 +89,7 @@ def _repaired(repairs: Any, job: Any, prev: dict[str, Any]) -> bool:
     from toollearn.agents.repairs import Turn
 
     text = (prev.get("raw") or {}).get("text")
-    turn = Turn(list(job.tools), job.constraint, said=job.said)
+    turn = Turn(list(job.tools), job.constraint, said=job.said, results=job.results)
     return text is None or repairs.find(text, turn) is not None
 
 
