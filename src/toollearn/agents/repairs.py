@@ -170,10 +170,7 @@ def result_values(results: Sequence[str]) -> list[str]:
             for v in value:
                 walk(v)
         elif isinstance(value, str):
-            try:
-                parsed = json.loads(value)
-            except ValueError:
-                parsed = value
+            parsed = _json(value)
             if isinstance(parsed, (dict, list, int, float)) and not isinstance(parsed, bool):
                 walk(parsed)  # a result read as JSON: its values (a number's too)
             elif len(value.strip()) >= 2:
