@@ -16,6 +16,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 TL=${TL:-.venv/bin/toollearn}
 R=results/calls-suite
+MORE=${MORE:-runs/train/general-135m-more/adapter.gguf}  # the second stage (general-135m-more)
 run() {  # NAME ARGS...
   local name=$1; shift
   "$TL" eval calls --split test --threads 1 --out "$R/$name" "$@"  # a later --split wins
@@ -72,6 +73,13 @@ for name in "${names[@]}"; do
       --call-gate --plan batch --repairs cut_off,schema,grounded ;;
     dev-multi-turn-default) run "$name" --model tuned --split dev --category multi-turn \
       --call-gate --plan batch --repairs cut_off,schema,grounded,uses_results ;;
+    dev-default) run "$name" --model tuned --split dev --quick --call-gate --plan batch \
+      --repairs cut_off,schema,grounded,uses_results --reuse "$R/dev-general" ;;
+    dev-multi-turn-facts) run "$name" --model tuned --split dev --category multi-turn \
+      --call-gate --plan batch --repairs cut_off,schema,grounded,uses_results ;;
+    dev-more) run "$name" --model "tuned:$MORE" --split dev --quick ;;
+    dev-more-default) run "$name" --model "tuned:$MORE" --split dev --quick --call-gate \
+      --plan batch --repairs cut_off,schema,grounded,uses_results --reuse "$R/dev-more" ;;
     dev-general-gate-nosure) run "$name" --model tuned --split dev --quick --call-gate \
       --no-sure-call --reuse "$R/dev-general" ;;
     dev-tuned-agent-gate-plan) run "$name" --model tuned-agent --split dev --quick --call-gate \

@@ -11,7 +11,14 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from toollearn.agents import ToolCallsAgent
-from toollearn.agents.repairs import REPLY_OPENING, RepairLoop, Turn, result_values, stated
+from toollearn.agents.repairs import (
+    REPLY_OPENING,
+    RepairLoop,
+    Turn,
+    result_opening,
+    result_values,
+    stated,
+)
 from toollearn.engines.scripted import ScriptedEngine
 
 UNIT = {"type": "string", "enum": ["c", "f"]}
@@ -142,10 +149,22 @@ def test_a_reply_after_results_that_names_none_of_them_is_asked_again_opened_on_
     turn = Turn([WEATHER], object(), results=(result,))
     fault = loop.find("[]\nHere you go!", turn)
     assert fault.check == "uses_results"
-    assert f'"\\n" "{REPLY_OPENING}"' in fault.constraint.grammar  # the reply opens on them
+    opening = f"{REPLY_OPENING}temp is 21; sky is clear."  # the fields, as the data writes them
+    assert result_opening([result]) == opening
+    # the reply opens on them and may end there
+    assert f'"\\n" "{opening}" [^\\x00]*' in fault.constraint.grammar
     assert loop.find("[]\nIt is 21 degrees and clear.", turn) is None
     assert loop.find(GOOD, turn) is None  # calls again: not this check's business
     assert loop.find("[]\nHere you go!", Turn([WEATHER], object())) is None  # no results
+
+
+def test_the_reply_opens_on_the_fields_of_every_object_result_six_at_most():
+    many = json.dumps({f"field{i}": i for i in range(8)})
+    assert result_opening([many]) == REPLY_OPENING + "; ".join(f"field{i} is {i}"
+                                                               for i in range(6)) + "."  # fmt: skip
+    both = [json.dumps({"name": "a", "content": {"ok": True}}), json.dumps({"total": 4.5})]
+    assert result_opening(both) == REPLY_OPENING + "ok is yes; total is 4.5."
+    assert result_opening(["plain text", "[1, 2]"]) == REPLY_OPENING  # no object: the opening
 
 
 def test_the_trace_shows_which_answers_were_asked_again_and_why():

@@ -101,7 +101,7 @@ def test_a_reply_after_a_result_that_names_none_of_it_is_asked_again():
         client = openai.OpenAI(base_url=server.url, api_key="none", max_retries=0)
         out = client.chat.completions.create(model="m", tools=[WEATHER], messages=messages)
     assert out.choices[0].message.content == "I checked for you: 21 degrees."
-    assert "I checked for you: " in engine.requests[1]["constraint"].grammar
+    assert "I checked for you: temp is 21" in engine.requests[1]["constraint"].grammar
     json_reply = ScriptedEngine(['[]\n{"ok": true}'])  # a JSON reply (response_format) stays
     with BackgroundServer(json_reply, config) as server:
         client = openai.OpenAI(base_url=server.url, api_key="none", max_retries=0)

@@ -97,3 +97,14 @@ def test_large_cpu_buffers_come_from_mmap_under_glibc():
     from toollearn.training.trainer import large_buffers_from_mmap
 
     assert large_buffers_from_mmap() is (platform.libc_ver()[0] == "glibc")
+
+
+def test_an_init_adapter_may_be_a_gguf_lora_or_the_shipped_one():
+    from toollearn.models import tuned_adapter
+
+    shipped = load_config(None, init_adapter="tuned", lora_r=32, lora_alpha=64)
+    assert shipped.init_adapter == "tuned"
+    file = load_config(None, init_adapter=str(tuned_adapter()), lora_r=32, lora_alpha=64)
+    assert file.init_adapter == str(tuned_adapter())
+    with pytest.raises(DataError, match="init_adapter has .*'r': 32.*the config .*'r': 16"):
+        load_config(None, init_adapter="tuned", lora_r=16, lora_alpha=64)

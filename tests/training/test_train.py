@@ -200,3 +200,39 @@ def test_a_run_continues_an_adapter_from_its_weights(trained, tmp_path, dataset)
     config = json.loads((run / "adapter" / "adapter_config.json").read_text())
     assert config["base_model_name_or_path"] == here  # this machine's base, so it exports
     assert export_lora_gguf(run / "adapter", tmp_path / "further.gguf").stat().st_size > 0
+
+
+def test_a_gguf_lora_reads_back_as_the_same_adapter(trained, tmp_path):
+    """`import_lora_gguf` inverts the export: the PEFT folder it writes exports to the same
+    tensors (Q/K rows permuted back and forth), with the file's rank, alpha and targets."""
+    import numpy as np
+    from safetensors.numpy import load_file
+
+    from toollearn.engines.llama_merge import lora_parts
+    from toollearn.training.export import import_lora_gguf
+
+    first = export_lora_gguf(trained / "adapter", tmp_path / "first.gguf", dtype="f32")
+    base = json.loads((trained / "adapter" / "adapter_config.json").read_text())
+    folder = import_lora_gguf(first, tmp_path / "peft", base["base_model_name_or_path"])
+    saved = json.loads((folder / "adapter_config.json").read_text())
+    assert (saved["r"], saved["lora_alpha"]) == (base["r"], base["lora_alpha"])
+    assert sorted(saved["target_modules"]) == sorted(base["target_modules"])
+    want = load_file(trained / "adapter" / "adapter_model.safetensors")
+    got = load_file(folder / "adapter_model.safetensors")
+    assert want.keys() == got.keys()
+    assert all(np.array_equal(want[k].astype(np.float32), got[k]) for k in want)
+    again, _ = lora_parts(export_lora_gguf(folder, tmp_path / "again.gguf", dtype="f32"))
+    pairs, _ = lora_parts(first)
+    assert all(np.array_equal(pairs[k][i], again[k][i]) for k in pairs for i in (0, 1))
+
+
+def test_a_run_continues_a_gguf_lora(trained, tmp_path, dataset):
+    from toollearn.training.trainer import train
+
+    start = export_lora_gguf(trained / "adapter", tmp_path / "start.gguf", dtype="f32")
+    run = train(_config(tmp_path, dataset, init_adapter=str(start), learning_rate=1e-3))
+    first, fresh = _losses(run), _losses(trained)
+    assert first[1] < fresh[1] / 4, (first, fresh)  # it starts where the trained run ended
+    assert (run / "init-adapter" / "adapter_config.json").is_file()
+    record = json.loads((run / "train.json").read_text())["init_adapter"]
+    assert record["path"].endswith("start.gguf")

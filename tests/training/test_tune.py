@@ -59,12 +59,18 @@ def test_tune_generates_trains_within_budget_exports_and_evaluates(tmp_path, cap
     tools.write_text(json.dumps(TOOLS))
     out = tmp_path / "my-model"
     assert main(["tune", "--tools", str(tools), "--out", str(out), "-n", "60", "--test", "8",
-                 "--minutes", "0.5", "--threads", "2", "--docs", "compact"]) == 0  # fmt: skip
+                 "--minutes", "0.5", "--threads", "2"]) == 0  # fmt: skip
     report = json.loads((out / "eval.json").read_text())
-    assert set(report["scores"]) == {"base", "tuned"} and report["test_turns"] > 0
+    # it continued the shipped general adapter and is scored against it
+    assert set(report["scores"]) == {"tuned", "yours"} and report["test_turns"] > 0
+    from toollearn.engines.provenance import sha256_file
+    from toollearn.models import tuned_adapter
+
+    info = json.loads((out / "train" / "train.json").read_text())
+    assert info["init_adapter"]["sha256"] == sha256_file(tuned_adapter())
+    assert (info["config"]["lora_r"], info["config"]["learning_rate"]) == (32, 2e-4)
     for s in report["scores"].values():
         assert 0 <= s["exact"] <= 100 and s["n"] == report["test_turns"]
-    info = json.loads((out / "train" / "train.json").read_text())
     assert info["stopped_by_time_budget"] or info["steps"] == info["planned_steps"]
     assert info["wall_seconds"] < 240  # the budget held (model loading included)
     assert 0 < info["training_seconds_all_resumes"] <= 0.5 * 60 + 30  # the budget's ledger

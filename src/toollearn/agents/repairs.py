@@ -23,8 +23,10 @@ again is marked `retried` with the check's reason. The checks:
   needs them, and one in other words than the user's ("GBP" for pounds) is not wrong;
 - `uses_results`: a reply after tool results that names none of their values (a small model
   declines there, or answers from nothing) is asked again with the reply opened the way the
-  general data's answers after results open (`REPLY_OPENING`), or, without grammars, with a
-  note asking for an answer from the results.
+  general data's answers after results are written: `REPLY_OPENING`, then the results' fields
+  in words (`result_opening`: "I checked for you: total price is 42; currency is EUR."), where
+  the model may end the reply or go on; or, without grammars, with a note asking for an answer
+  from the results.
 
 `toollearn.policy.Policy.repairs` names the checks a preset runs. The loop itself
 (`decoding.repair_loop`: `Turn`, `Fault`, `RepairLoop`) takes other formats' checks too
@@ -198,7 +200,26 @@ def uses_results(text: str, turn: Turn, constrained: bool) -> Fault | None:
     if not constrained:
         note = "Answer from the tool results above: say what they returned."
         return Fault("uses_results", detail, turn.tools, None, note)
-    return Fault("uses_results", detail, turn.tools, no_call_constraint(opening=REPLY_OPENING))
+    opening = result_opening(turn.results)
+    whole = opening != REPLY_OPENING  # the results stated: the reply may end there
+    constraint = no_call_constraint(opening=opening, whole=whole)
+    return Fault("uses_results", detail, turn.tools, constraint)
+
+
+def result_opening(results: Sequence[str]) -> str:
+    """`REPLY_OPENING` and the fields of the tool results that are JSON objects, in words as
+    the general data's replies state them (`datagen.values.result_facts`, six at most), then
+    a full stop; `REPLY_OPENING` alone where no result is an object."""
+    from toollearn.datagen.values import result_fact_parts
+
+    facts = []
+    for text in results:
+        if isinstance(content := _json(text), dict) and set(content) == {"name", "content"}:
+            content = _json(content["content"]) if isinstance(content["content"], str) else (
+                content["content"])  # fmt: skip
+        if isinstance(content, dict) and content:
+            facts += result_fact_parts(content)
+    return REPLY_OPENING + "; ".join(facts[:6]) + "." if facts else REPLY_OPENING
 
 
 def _json(text: str) -> Any:

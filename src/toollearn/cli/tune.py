@@ -1,12 +1,16 @@
-"""`toollearn tune --tools my_tools.json --out my-model`: the embedded model tuned on your tools.
+"""`toollearn tune --tools my_tools.json --out my-model`: the default model tuned on your tools.
 
 One command runs the whole loop on a CPU:
 1. a held-out test set for the tools (`datagen mixture`, its own seed) and its queries;
 2. training data for the same tools with those queries (and near-copies) kept out;
-3. LoRA training of the embedded model within `--minutes` of training time (default 30);
-4. the adapter exported as GGUF (`OUT/adapter.gguf`) for llama.cpp;
-5. base vs tuned on the held-out test (constrained, as served): decision, exact calls, tool
-   and argument F1 (`OUT/eval.json`, the per-turn records in `OUT/eval-*.jsonl`);
+3. LoRA training within `--minutes` of training time (default 30), continuing the shipped
+   general adapter (`tuned`, the model `call`, `run` and `serve` use; its rank, and the
+   compact tool listings it reads) or, with `--from base`, a new adapter on the embedded model;
+4. the adapter exported as GGUF (`OUT/adapter.gguf`) for llama.cpp: the whole adapter, served
+   alone on the embedded model (`serve --adapter`);
+5. the model it started from vs yours on the held-out test (constrained, as served):
+   decision, exact calls, tool and argument F1 (`OUT/eval.json`, the per-turn records in
+   `OUT/eval-*.jsonl`);
 and prints how to serve the tuned model. Rerunning resumes: made data is kept, a finished
 training run and its adapter are reused, an unfinished one continues from its last checkpoint
 within the same budget. Each phase's wall time is kept in `OUT/timings.json`, so a resumed
@@ -24,12 +28,23 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-ASSUMED_TOKENS_PER_S = 80.0  # plans the LR schedule for --minutes; the clock stops training
+# the rate that plans the LR schedule for --minutes (the clock stops training): the general
+# recipe's settings (batches of 4 x 2, bf16 autocast with the frozen weights in bf16 where the
+# CPU has bf16) read about 210 tokens/s on 2 cores with bf16, about 90 without
+# (docs/results/general.md)
+TOKENS_PER_S = {"bf16": 200.0, "fp32": 90.0}
+# where training starts: (the engine it is scored against, the TrainConfig fields it sets, the
+# tool listing and the learning rate by default)
+START = {
+    "tuned": ("tuned", {"init_adapter": "tuned", "lora_r": 32, "lora_alpha": 64}, "compact",
+              2e-4),
+    "base": ("base", {}, "json", 4e-4),
+}  # fmt: skip
 
 
 def register(subparsers: Any) -> None:
     p = subparsers.add_parser("tune", help="generate data for your tools, LoRA-train the "
-                              "embedded model on a CPU, evaluate base vs tuned",
+                              "default model further on a CPU, evaluate before vs after",
                               description=__doc__,
                               formatter_class=argparse.RawDescriptionHelpFormatter)  # fmt: skip
     p.add_argument("--tools", required=True, help="your tool file (any supported format)")
@@ -37,14 +52,22 @@ def register(subparsers: Any) -> None:
     p.add_argument("--minutes", type=float, default=30.0, help="training time budget")
     p.add_argument("-n", "--samples", type=int, default=2000, help="training instances")
     p.add_argument("--test", type=int, default=100, help="held-out test instances")
+    p.add_argument("--from", dest="start", choices=START, default="tuned",
+                   help="tuned: continue the shipped general adapter (default); base: a new "
+                   "adapter on the embedded model as released")  # fmt: skip
     p.add_argument(
         "--docs",
         choices=("json", "compact"),
-        default="json",
-        help="how prompts list the tools (compact: about 0.6x the tokens, so faster "
-        "training; serving follows the adapter's training record)",
+        default=None,
+        help="how prompts list the tools (default: compact, as the general adapter reads them; "
+        "json from base; serving follows the adapter's training record)",
     )
-    p.add_argument("--learning-rate", type=float, default=4e-4)
+    p.add_argument(
+        "--learning-rate",
+        type=float,
+        default=None,
+        help="default: 2e-4 continuing the general adapter, 4e-4 from base",
+    )
     p.add_argument("--threads", type=int, default=None)
     p.add_argument("--seed", type=int, default=0)
     p.set_defaults(func=run_tune)
@@ -75,6 +98,8 @@ def run_tune(args: argparse.Namespace) -> int:
 
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
+    before, fields, docs, rate = START[args.start]
+    args.docs = args.docs or docs
     timings = _Timings(out / "timings.json")
     made = (out / "data-test" / "data.jsonl").is_file() and (
         out / "data-train" / "data.jsonl").is_file()  # fmt: skip
@@ -90,9 +115,10 @@ def run_tune(args: argparse.Namespace) -> int:
     print(f"data: {len(test)} test turns, training data in {train_dir}", flush=True)
     config = load_config(
         None, output_dir=str(out / "train"), datasets={str(train_dir): 1.0}, eval_samples=32,
-        max_minutes=args.minutes, max_tokens_seen=int(args.minutes * 60 * ASSUMED_TOKENS_PER_S),
-        learning_rate=args.learning_rate, batch_size=1, grad_accum=4, seed=args.seed,
-        threads=args.threads, save_steps=20, eval_steps=50, logging_steps=5, resume=True,
+        max_minutes=args.minutes, max_tokens_seen=int(args.minutes * 60 * _rate()),
+        learning_rate=args.learning_rate or rate, batch_size=4, grad_accum=2, bf16_base=True,
+        seed=args.seed, threads=args.threads, save_steps=20, eval_steps=50, logging_steps=5,
+        resume=True, **fields,
     )  # fmt: skip
     run = Path(config.output_dir)
     if _finished(run) and (out / "adapter.gguf").is_file():
@@ -108,7 +134,7 @@ def run_tune(args: argparse.Namespace) -> int:
     options = {"n_threads": args.threads} if args.threads else {}
     scores, engines = {}, {}
     with timings.phase("evaluation"):
-        for name, spec in (("base", "llama"), ("tuned", f"llama@{adapter}")):
+        for name, spec in ((before, before), ("yours", f"llama@{adapter}")):
             engine = load_engine(spec, **options)
             summary, records = evaluate(engine, test)
             scores[name] = summary
@@ -119,7 +145,8 @@ def run_tune(args: argparse.Namespace) -> int:
     report = {"tools": args.tools, "scores": scores, "test_turns": len(test),
               "train_samples": info["samples"]["train"], "tokens_seen": info["tokens_seen"],
               "seconds": timings.summary(),
-              "adapter": str(adapter), "train_run": str(run), "engines": engines,
+              "adapter": str(adapter), "train_run": str(run), "started_from": before,
+              "engines": engines,
               "decoding": {"greedy": True, "constrained": "tool-calls", "max_tokens": 256},
               "docs": args.docs}  # fmt: skip
     (out / "eval.json").write_text(json.dumps(report, indent=2) + "\n")
@@ -127,6 +154,13 @@ def run_tune(args: argparse.Namespace) -> int:
     print(f"\nserve it: toollearn serve --adapter {adapter}")
     print(f'call it: toollearn call "..." --tools {args.tools} --engine llama@{adapter}')
     return 0
+
+
+def _rate() -> float:
+    """The tokens/s that plan the schedule on this CPU (`TOKENS_PER_S`)."""
+    from toollearn.training.trainer import cpu_has_bf16
+
+    return TOKENS_PER_S["bf16" if cpu_has_bf16() else "fp32"]
 
 
 def _finished(run: Path) -> bool:
@@ -167,7 +201,7 @@ class _Timings:
 
 
 def table(report: dict[str, Any]) -> str:
-    """The base vs tuned table of a tune report."""
+    """The before vs after table of a tune report."""
     keys = ("format", "decision", "exact", "tool_f1", "arg_f1")
     lines = ["model  " + "  ".join(f"{k:>8}" for k in keys)]
     for name, s in report["scores"].items():

@@ -19,6 +19,7 @@ from typing import Any
 from toollearn.core.types import Tool, ToolCall
 from toollearn.datagen.general_sources import NaturalQuery, Sources, chitchat, pick, tools_phrase
 from toollearn.datagen.schema_variety import Conversation
+from toollearn.datagen.values import result_facts
 from toollearn.formats.openai_messages import call_turn, openai_tool, result_turn, user
 
 P_NATURAL = 0.6
@@ -50,13 +51,6 @@ CONTEXTS = (
     "Default {words}: {value}.",
     "Context: the user's {words} is {value}.",
 )
-
-
-def _facts(result: dict[str, Any]) -> str:
-    from toollearn.datagen.values import literal_text, param_words
-
-    parts = [f"{param_words(k)} is {literal_text(v)}" for k, v in result.items()]
-    return "; ".join(parts[:6]) or "the call succeeded"
 
 
 class Kinds:
@@ -138,7 +132,7 @@ class Kinds:
 
         keys, calls, query, source = self.request(rng)
         result = simulate(self.tool(keys[0]), calls[0].arguments, rng.randrange(10**6))
-        reply = pick(rng, REPLIES).format(facts=_facts(result))
+        reply = pick(rng, REPLIES).format(facts=result_facts(result))
         messages = [user(query), call_turn(calls, 0), result_turn(0, result),
                     {"role": "assistant", "content": reply}]  # fmt: skip
         return messages, keys, query, source
@@ -261,7 +255,7 @@ class Kinds:
             keys, calls, query, source = self.request(rng)
             result = simulate(self.tool(keys[0]), calls[0].arguments, rng.randrange(10**6))
             messages = [user(query), call_turn(calls, 0), result_turn(0, result)]
-            reply = pick(rng, REPLIES).format(facts=_facts(result))
+            reply = pick(rng, REPLIES).format(facts=result_facts(result))
             return [_conv(self, keys, self.shown(keys, 0, 4, rng), messages, [], [query], source,
                           "answer", text=reply)]  # fmt: skip
         if roll < 0.7:  # the rest of the calls, after the first ones

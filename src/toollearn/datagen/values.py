@@ -193,6 +193,17 @@ def literal_text(value: Any) -> str:
     return str(value)
 
 
+def result_facts(result: dict[str, Any]) -> str:
+    """A tool result's fields in words, as the general data's replies state them ("total price
+    is 42; currency is EUR"; the first six)."""
+    return "; ".join(result_fact_parts(result)[:6]) or "the call succeeded"
+
+
+def result_fact_parts(result: dict[str, Any]) -> list[str]:
+    """Each field of a tool result in words ("total price is 42")."""
+    return [f"{_words(k)} is {literal_text(v)}" for k, v in result.items()]
+
+
 def param_words(name: str) -> str:
     """A parameter or tool name as words: `departureDate` -> "departure date"."""
     return _words(name)

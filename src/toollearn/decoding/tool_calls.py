@@ -86,15 +86,17 @@ def tool_calls_constraint(
 
 
 def no_call_constraint(
-    reply: dict[str, Any] | None = None, opening: str | None = None
+    reply: dict[str, Any] | None = None, opening: str | None = None, whole: bool = False
 ) -> Constraint:
     """A GBNF constraint admitting only the no-call answer: `[]`, then optionally a newline
     and a plain-text reply (or, with `reply`, a newline and that JSON value; with `opening`, a
-    newline and a reply that starts so)."""
+    newline and a reply that starts so, going on for at least a character, or, `whole`, the
+    opening may be the whole reply)."""
     rules = SchemaRules()
     answer = _answer_rule(rules, reply)
     if opening is not None and reply is None:
-        answer = f'answer ::= "\\n" {gbnf_literal(opening)} [^\\x00]+'
+        rest = "*" if whole else "+"
+        answer = f'answer ::= "\\n" {gbnf_literal(opening)} [^\\x00]{rest}'
     grammar = "\n".join([f"root ::= {gbnf_literal(NO_CALL)} answer", answer, *rules.lines])
     if reply is not None:
         grammar += "\n" + JSON_VALUE_RULES

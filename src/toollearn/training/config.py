@@ -30,7 +30,8 @@ class TrainConfig:
     `base_adapter` merges a PEFT adapter folder into the base before training (GLPFT stage 2
     starts from the stage-1 weights); `init_adapter` instead trains a LoRA adapter further
     from its weights (a continued run on new data: its rank and targets must be the config's,
-    so the result still serves as one adapter on the same base). `glpft` (glpft | direct |
+    so the result still serves as one adapter on the same base): a PEFT folder, a GGUF LoRA
+    file, or `tuned` (the shipped general adapter). `glpft` (glpft | direct |
     joint | single) trains alpha-UMi's roles instead of one adapter (training.glpft; each
     stage gets these fields, `max_minutes` included, with the paper's epochs and learning
     rate; `stage_samples` gives a stage its own `samples`, and `stages` trains only those
@@ -150,21 +151,38 @@ def load_config(path: str | Path | None = None, **overrides: Any) -> TrainConfig
     return config
 
 
+def init_adapter_path(spec: str) -> Path:
+    """Where an `init_adapter` is: `tuned` is the shipped general adapter (a GGUF LoRA), any
+    other value a PEFT adapter folder or a GGUF LoRA file."""
+    if spec == "tuned":
+        from toollearn.models import tuned_adapter
+
+        return tuned_adapter()
+    return Path(spec)
+
+
 def check_init_adapter(config: TrainConfig) -> None:
-    """An `init_adapter` must be a LoRA folder of the config's rank, alpha and targets."""
+    """An `init_adapter` must be a LoRA (a PEFT folder or a GGUF LoRA file) of the config's
+    rank, alpha and targets."""
     import json
 
     if config.method != "lora":
         raise DataError("init_adapter continues a LoRA adapter: method must be lora")
-    path = Path(config.init_adapter or "") / "adapter_config.json"
-    if not path.is_file():
-        raise DataError("init_adapter: not a PEFT adapter folder (no adapter_config.json)",
-                        str(path.parent))  # fmt: skip
-    saved = json.loads(path.read_text(encoding="utf-8"))
+    source = init_adapter_path(config.init_adapter or "")
+    if source.suffix == ".gguf" and source.is_file():
+        from toollearn.training.export import gguf_lora_shape
+
+        saved = gguf_lora_shape(source)
+    else:
+        path = source / "adapter_config.json"
+        if not path.is_file():
+            raise DataError("init_adapter: not a PEFT adapter folder (no adapter_config.json) "
+                            "nor a GGUF LoRA file", str(source))  # fmt: skip
+        saved = json.loads(path.read_text(encoding="utf-8"))
     mine = {"r": config.lora_r, "lora_alpha": config.lora_alpha,
             "target_modules": sorted(config.lora_targets)}  # fmt: skip
     theirs = {"r": saved.get("r"), "lora_alpha": saved.get("lora_alpha"),
               "target_modules": sorted(saved.get("target_modules") or [])}  # fmt: skip
     if mine != theirs:
         raise DataError(f"init_adapter has {theirs}, the config {mine}: make them agree",
-                        str(path.parent))  # fmt: skip
+                        str(source))  # fmt: skip

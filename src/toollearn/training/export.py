@@ -5,7 +5,8 @@ llama.cpp's LoRA format: `general.type = "adapter"`, `adapter.type = "lora"`,
 `<name>.lora_a` (rank x in) and `<name>.lora_b` (out x rank). llama.cpp's converter stores the
 Q and K projections of Llama models with their rows permuted (the rotary halves interleaved),
 and transformers undoes that when it reads a GGUF, so the B matrices of `q_proj` and `k_proj`
-are permuted back here; A matrices are unchanged.
+are permuted back here; A matrices are unchanged. `import_lora_gguf` reads such a file back
+into a PEFT adapter folder, so a shipped adapter can be trained further (`init_adapter`).
 """
 
 from __future__ import annotations
@@ -30,6 +31,13 @@ def permute_rows(weight: Any, n_head: int) -> Any:
     rows are the projection's outputs."""
     rows = weight.shape[0]
     return (weight.reshape(n_head, 2, rows // n_head // 2, *weight.shape[1:])
+            .swapaxes(1, 2).reshape(weight.shape))  # fmt: skip
+
+
+def unpermute_rows(weight: Any, n_head: int) -> Any:
+    """The inverse of `permute_rows`: llama.cpp's Q/K row order back to transformers'."""
+    rows = weight.shape[0]
+    return (weight.reshape(n_head, rows // n_head // 2, 2, *weight.shape[1:])
             .swapaxes(1, 2).reshape(weight.shape))  # fmt: skip
 
 
@@ -60,6 +68,62 @@ def gguf_lora_tensors(adapter_dir: Path) -> tuple[dict[str, Any], dict[str, Any]
             array = permute_rows(array, n_kv)
         out[f"blk.{layer}.{_MODULES[module]}.weight.lora_{part.lower()}"] = array
     return out, config
+
+
+def import_lora_gguf(gguf_file: str | Path, out: str | Path, base: str | Path) -> Path:
+    """A llama.cpp GGUF LoRA (as `export_lora_gguf` writes it) as a PEFT adapter folder over the
+    Hugging Face model folder `base` (its config gives the heads for the Q/K rows); the rank,
+    alpha and targets are the file's. Returns `out`."""
+    import numpy as np
+    from peft import LoraConfig
+    from safetensors.numpy import save_file
+
+    from toollearn.engines.llama_merge import lora_parts
+
+    pairs, alpha = lora_parts(Path(gguf_file))
+    base_config = json.loads((Path(base) / "config.json").read_text())
+    n_head = base_config["num_attention_heads"]
+    n_kv = base_config.get("num_key_value_heads") or n_head
+    modules = {short: long for long, short in _MODULES.items()}
+    weights, targets, ranks = {}, set(), set()
+    for name, (a, b) in pairs.items():
+        m = re.fullmatch(r"blk\.(\d+)\.(\w+)\.weight", name)
+        if m is None or m.group(2) not in modules:
+            raise DataError(f"no transformers module for the LoRA tensor {name!r}", str(gguf_file))
+        module = modules[m.group(2)]
+        if module == "self_attn.q_proj":
+            b = unpermute_rows(b, n_head)
+        elif module == "self_attn.k_proj":
+            b = unpermute_rows(b, n_kv)
+        key = f"base_model.model.model.layers.{m.group(1)}.{module}"
+        weights[f"{key}.lora_A.weight"] = np.ascontiguousarray(a, dtype=np.float32)
+        weights[f"{key}.lora_B.weight"] = np.ascontiguousarray(b, dtype=np.float32)
+        targets.add(module.split(".")[1])
+        ranks.add(a.shape[0])
+    if len(ranks) != 1:
+        raise DataError(f"a GGUF LoRA of one rank is needed, not {sorted(ranks)}", str(gguf_file))
+    rank = ranks.pop()
+    out = Path(out)
+    alpha = rank if alpha is None else int(alpha) if float(alpha).is_integer() else alpha
+    config = LoraConfig(r=rank, lora_alpha=alpha,
+                        target_modules=sorted(targets), lora_dropout=0.0, task_type="CAUSAL_LM",
+                        base_model_name_or_path=str(base))  # fmt: skip
+    config.save_pretrained(str(out))
+    save_file(weights, str(out / "adapter_model.safetensors"))
+    return out
+
+
+def gguf_lora_shape(gguf_file: str | Path) -> dict[str, Any]:
+    """{"r", "lora_alpha", "target_modules"} of a GGUF LoRA (what `init_adapter` checks)."""
+    from toollearn.engines.llama_merge import lora_parts
+
+    pairs, alpha = lora_parts(Path(gguf_file))
+    modules = {short: long.split(".")[1] for long, short in _MODULES.items()}
+    ranks = {a.shape[0] for a, _ in pairs.values()}
+    rank = ranks.pop() if len(ranks) == 1 else sorted(ranks)
+    alpha = rank if alpha is None else int(alpha) if float(alpha).is_integer() else alpha
+    return {"r": rank, "lora_alpha": alpha,
+            "target_modules": sorted({modules.get(n.split(".")[2], n) for n in pairs})}  # fmt: skip
 
 
 def _base_config(adapter_config: dict[str, Any]) -> dict[str, Any]:

@@ -249,7 +249,8 @@ def build_trainer(
         from peft import PeftModel
 
         base = model.name_or_path
-        model = PeftModel.from_pretrained(model, config.init_adapter, is_trainable=True)
+        start = init_adapter_folder(config, run, base)
+        model = PeftModel.from_pretrained(model, str(start), is_trainable=True)
         # the saved config names the base folder it was first trained on, maybe another machine's
         model.peft_config["default"].base_model_name_or_path = base
     elif config.method == "lora":
@@ -277,6 +278,18 @@ def build_trainer(
     return trainer
 
 
+def init_adapter_folder(config: TrainConfig, run: Path, base: str) -> Path:
+    """The PEFT folder `init_adapter` names, or a GGUF LoRA (`tuned` too) read into
+    `run/init-adapter` over the base folder `base` (training.export.import_lora_gguf)."""
+    from toollearn.training.config import init_adapter_path
+    from toollearn.training.export import import_lora_gguf
+
+    source = init_adapter_path(config.init_adapter or "")
+    if source.suffix != ".gguf":
+        return source
+    return import_lora_gguf(source, run / "init-adapter", base)
+
+
 def merged_record(encoder: Any) -> dict[str, Any]:
     """What merge_turns made of the conversations (nothing without it)."""
     return {"merge_turns": dict(encoder.merged)} if encoder.merged else {}
@@ -293,7 +306,11 @@ def provenance(config: TrainConfig) -> dict[str, Any]:
 
     init = {}
     if config.init_adapter:
-        init["init_adapter"] = file_record(Path(config.init_adapter) / "adapter_model.safetensors")
+        from toollearn.training.config import init_adapter_path
+
+        source = init_adapter_path(config.init_adapter)
+        weights = source if source.suffix == ".gguf" else source / "adapter_model.safetensors"
+        init["init_adapter"] = file_record(weights)
     return {
         "git": git_hash(),
         "base_model": file_record(base_model_path(config.model)),
