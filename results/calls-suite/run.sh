@@ -77,8 +77,8 @@ for name in "${names[@]}"; do
       --repairs cut_off,schema,grounded,uses_results --reuse "$R/dev-general" ;;
     dev-multi-turn-facts) run "$name" --model tuned --split dev --category multi-turn \
       --call-gate --plan batch --repairs cut_off,schema,grounded,uses_results ;;
-    dev-more) run "$name" --model "tuned:$MORE" --split dev --quick ;;
-    dev-more-default) run "$name" --model "tuned:$MORE" --split dev --quick --call-gate \
+    dev-more) run "$name" --engine "tuned:$MORE" --split dev --quick ;;
+    dev-more-default) run "$name" --engine "tuned:$MORE" --split dev --quick --call-gate \
       --plan batch --repairs cut_off,schema,grounded,uses_results --reuse "$R/dev-more" ;;
     dev-general-gate-nosure) run "$name" --model tuned --split dev --quick --call-gate \
       --no-sure-call --reuse "$R/dev-general" ;;

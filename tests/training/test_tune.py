@@ -91,10 +91,11 @@ def test_tune_generates_trains_within_budget_exports_and_evaluates(tmp_path, cap
     assert spec_docs("tuned") == "compact"  # the shipped general adapter
 
 
-def test_the_committed_tune_run_rescores_to_its_eval_json():
+@pytest.mark.parametrize("name", ["tune-travel-clean", "tune-travel-general"])
+def test_the_committed_tune_run_rescores_to_its_eval_json(name):
     from pathlib import Path
 
-    run = Path(__file__).parents[2] / "results" / "tune-travel-clean"
+    run = Path(__file__).parents[2] / "results" / name
     report = json.loads((run / "eval.json").read_text())
     for name, stored in report["scores"].items():
         rows = [json.loads(line) for line in (run / f"eval-{name}.jsonl").open()]
