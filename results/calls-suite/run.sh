@@ -16,7 +16,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 TL=${TL:-.venv/bin/toollearn}
 R=results/calls-suite
-MORE=${MORE:-runs/train/general-135m-more/adapter.gguf}  # the second stage (general-135m-more)
+MORE=${MORE:-runs/train/general-135m-more/adapter.gguf}  # the second stage; a copy: results/train/general-135m-more
 run() {  # NAME ARGS...
   local name=$1; shift
   "$TL" eval calls --split test --threads 1 --out "$R/$name" "$@"  # a later --split wins
