@@ -181,9 +181,7 @@ def result_values(results: Sequence[str]) -> list[str]:
             out.append(json.dumps(value))
 
     for text in results:
-        if isinstance(content := _json(text), dict) and set(content) == {"name", "content"}:
-            content = content["content"]
-        walk(content)
+        walk(_result_content(text))
     return out
 
 
@@ -214,12 +212,19 @@ def result_opening(results: Sequence[str]) -> str:
 
     facts = []
     for text in results:
-        if isinstance(content := _json(text), dict) and set(content) == {"name", "content"}:
-            content = _json(content["content"]) if isinstance(content["content"], str) else (
-                content["content"])  # fmt: skip
+        content = _result_content(text)
+        content = _json(content) if isinstance(content, str) else content
         if isinstance(content, dict) and content:
             facts += result_fact_parts(content)
     return REPLY_OPENING + "; ".join(facts[:6]) + "." if facts else REPLY_OPENING
+
+
+def _result_content(text: str) -> Any:
+    """A tool result read as JSON where it parses, the general format's `{"name", "content"}`
+    turn unwrapped to its content."""
+    if isinstance(content := _json(text), dict) and set(content) == {"name", "content"}:
+        return content["content"]
+    return content
 
 
 def _json(text: str) -> Any:

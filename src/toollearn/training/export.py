@@ -84,8 +84,11 @@ def import_lora_gguf(gguf_file: str | Path, out: str | Path, base: str | Path) -
     base_config = json.loads((Path(base) / "config.json").read_text())
     n_head = base_config["num_attention_heads"]
     n_kv = base_config.get("num_key_value_heads") or n_head
+    shape = _lora_shape(pairs, alpha)
+    if not isinstance(shape["r"], int):
+        raise DataError(f"a GGUF LoRA of one rank is needed, not {shape['r']}", str(gguf_file))
     modules = {short: long for long, short in _MODULES.items()}
-    weights, targets, ranks = {}, set(), set()
+    weights = {}
     for name, (a, b) in pairs.items():
         m = re.fullmatch(r"blk\.(\d+)\.(\w+)\.weight", name)
         if m is None or m.group(2) not in modules:
@@ -98,15 +101,8 @@ def import_lora_gguf(gguf_file: str | Path, out: str | Path, base: str | Path) -
         key = f"base_model.model.model.layers.{m.group(1)}.{module}"
         weights[f"{key}.lora_A.weight"] = np.ascontiguousarray(a, dtype=np.float32)
         weights[f"{key}.lora_B.weight"] = np.ascontiguousarray(b, dtype=np.float32)
-        targets.add(module.split(".")[1])
-        ranks.add(a.shape[0])
-    if len(ranks) != 1:
-        raise DataError(f"a GGUF LoRA of one rank is needed, not {sorted(ranks)}", str(gguf_file))
-    rank = ranks.pop()
     out = Path(out)
-    alpha = rank if alpha is None else int(alpha) if float(alpha).is_integer() else alpha
-    config = LoraConfig(r=rank, lora_alpha=alpha,
-                        target_modules=sorted(targets), lora_dropout=0.0, task_type="CAUSAL_LM",
+    config = LoraConfig(**shape, lora_dropout=0.0, task_type="CAUSAL_LM",
                         base_model_name_or_path=str(base))  # fmt: skip
     config.save_pretrained(str(out))
     save_file(weights, str(out / "adapter_model.safetensors"))
@@ -117,7 +113,12 @@ def gguf_lora_shape(gguf_file: str | Path) -> dict[str, Any]:
     """{"r", "lora_alpha", "target_modules"} of a GGUF LoRA (what `init_adapter` checks)."""
     from toollearn.engines.llama_merge import lora_parts
 
-    pairs, alpha = lora_parts(Path(gguf_file))
+    return _lora_shape(*lora_parts(Path(gguf_file)))
+
+
+def _lora_shape(pairs: dict[str, Any], alpha: float | None) -> dict[str, Any]:
+    """The rank (a sorted list where the pairs differ), alpha (the rank where the file sets
+    none) and targets of GGUF LoRA pairs (`engines.llama_merge.lora_parts`)."""
     modules = {short: long.split(".")[1] for long, short in _MODULES.items()}
     ranks = {a.shape[0] for a, _ in pairs.values()}
     rank = ranks.pop() if len(ranks) == 1 else sorted(ranks)
