@@ -46,6 +46,7 @@ from typing import Any
 
 from toollearn.core.errors import FormatError
 from toollearn.core.types import Message, Tool
+from toollearn.core.words import result_fact_parts
 from toollearn.decoding import repair_loop
 from toollearn.decoding.repair_loop import Fault, Turn, register_check
 from toollearn.decoding.tool_calls import no_call_constraint, tool_calls_constraint
@@ -206,10 +207,8 @@ def uses_results(text: str, turn: Turn, constrained: bool) -> Fault | None:
 
 def result_opening(results: Sequence[str]) -> str:
     """`REPLY_OPENING` and the fields of the tool results that are JSON objects, in words as
-    the general data's replies state them (`datagen.values.result_facts`, six at most), then
+    the general data's replies state them (`core.words.result_facts`, six at most), then
     a full stop; `REPLY_OPENING` alone where no result is an object."""
-    from toollearn.datagen.values import result_fact_parts
-
     facts = []
     for text in results:
         content = _result_content(text)

@@ -125,8 +125,8 @@ def formats(kinds: Kinds, rng: random.Random) -> list[Conversation]:
 def _system_context(kinds: Kinds, rng: random.Random) -> Conversation:
     """A required string value left out of the request and stated by the system prompt."""
     from toollearn.core.types import ToolCall
+    from toollearn.core.words import param_words
     from toollearn.datagen.phrasing import write_query
-    from toollearn.datagen.values import param_words
     from toollearn.formats.openai_messages import user
 
     keys, calls, _ = kinds.template(rng)

@@ -17,9 +17,9 @@ from dataclasses import replace
 from typing import Any
 
 from toollearn.core.types import Tool, ToolCall
+from toollearn.core.words import result_facts
 from toollearn.datagen.general_sources import NaturalQuery, Sources, chitchat, pick, tools_phrase
 from toollearn.datagen.schema_variety import Conversation
-from toollearn.datagen.values import result_facts
 from toollearn.formats.openai_messages import call_turn, openai_tool, result_turn, user
 
 P_NATURAL = 0.6

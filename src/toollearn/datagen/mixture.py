@@ -27,11 +27,11 @@ from typing import Any
 
 from toollearn.core.samples import TrainingSample
 from toollearn.core.types import Message, Tool, ToolCall
+from toollearn.core.words import literal_text
 from toollearn.datagen.dataset import Generated
 from toollearn.datagen.leakage import Exclusions, QueryIndex
 from toollearn.datagen.phrasing import write_query
 from toollearn.datagen.seal import fill_arguments
-from toollearn.datagen.values import literal_text
 from toollearn.formats.answers import tool_calls
 
 DEFAULT_MIX = {"one": 0.12, "pick": 0.2, "parallel": 0.12, "multi": 0.16, "nested": 0.1,

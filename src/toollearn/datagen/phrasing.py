@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from toollearn.core.types import Ref, Tool, ToolCall
-from toollearn.datagen.values import literal_text, param_words
+from toollearn.core.words import literal_text, param_words
 
 SINGLE_FRAMES = (
     "{Clause}.",

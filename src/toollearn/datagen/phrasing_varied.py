@@ -27,8 +27,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from toollearn.core.types import Tool, ToolCall
+from toollearn.core.words import literal_text, param_words
 from toollearn.datagen.phrasing import ARG_FRAMES, VERBS, _cap, clauses_of, request
-from toollearn.datagen.values import date_words, literal_text, param_words
+from toollearn.datagen.values import date_words
 
 NAME = "templates-varied"
 P_PARAM_WORDS, P_DESCRIPTION = 0.45, 0.40  # else no name

@@ -25,11 +25,12 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from toollearn.core.types import Example, Tool, ToolCall, link_refs
+from toollearn.core.words import param_words
 from toollearn.datagen.dataset import Generated
 from toollearn.datagen.leakage import Exclusions, normalise
 from toollearn.datagen.phrasing import literals, write_query
 from toollearn.datagen.samples import to_training_sample
-from toollearn.datagen.values import param_words, spoken_forms, value_for
+from toollearn.datagen.values import spoken_forms, value_for
 
 KINDS = ("single", "multi", "nested")
 DEFAULT_MIX = {"single": 0.3, "multi": 0.55, "nested": 0.15}

@@ -13,6 +13,8 @@ import random
 import re
 from typing import Any
 
+from toollearn.core.words import literal_text, param_words
+
 _EG = re.compile(r"e\.g\.,?\s*([^()]*)", re.IGNORECASE)
 _ISO = re.compile(r"^(\d{4})-(\d{2})-(\d{2})$")
 MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August",
@@ -62,10 +64,6 @@ def example_values(spec: Any) -> list[Any]:
     return list(dict.fromkeys(x for x in found if isinstance(x, str | int | float | bool)))
 
 
-def _words(name: str) -> str:
-    return " ".join(re.sub(r"([a-z])([A-Z])", r"\1 \2", name).replace("_", " ").lower().split())
-
-
 def _cast(value: Any, jtype: str | None) -> Any:
     """An example value in the declared type, or None when it does not convert."""
     if jtype == "integer":
@@ -93,7 +91,7 @@ def typed_value(name: str, spec: Any, rng: random.Random, depth: int = 0) -> Any
     spec = spec if isinstance(spec, dict) else {}
     jtype = spec.get("type")
     jtype = jtype[0] if isinstance(jtype, list) and jtype else jtype
-    words = f"{_words(name)} {str(spec.get('description', '')).lower()}"
+    words = f"{param_words(name)} {str(spec.get('description', '')).lower()}"
     if jtype in ("integer", "number"):
         return _number(jtype, words, spec, rng)
     if jtype == "boolean":
@@ -180,33 +178,6 @@ def value_for(
     if examples and rng.random() < p_example:
         return rng.choice(examples)
     return typed_value(name, spec, rng, depth)
-
-
-def literal_text(value: Any) -> str:
-    """How a value is written in a query (numbers and strings as they are; booleans as words)."""
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    if isinstance(value, list):
-        return ", ".join(literal_text(v) for v in value)
-    if isinstance(value, dict):
-        return ", ".join(f"{_words(k)} {literal_text(v)}" for k, v in value.items())
-    return str(value)
-
-
-def result_facts(result: dict[str, Any]) -> str:
-    """A tool result's fields in words, as the general data's replies state them ("total price
-    is 42; currency is EUR"; the first six)."""
-    return "; ".join(result_fact_parts(result)[:6]) or "the call succeeded"
-
-
-def result_fact_parts(result: dict[str, Any]) -> list[str]:
-    """Each field of a tool result in words ("total price is 42")."""
-    return [f"{_words(k)} is {literal_text(v)}" for k, v in result.items()]
-
-
-def param_words(name: str) -> str:
-    """A parameter or tool name as words: `departureDate` -> "departure date"."""
-    return _words(name)
 
 
 def _ordinal(day: int) -> str:
