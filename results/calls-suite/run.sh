@@ -16,7 +16,8 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 TL=${TL:-.venv/bin/toollearn}
 R=results/calls-suite
-MORE=${MORE:-runs/train/general-135m-more/adapter.gguf}  # the second stage; a copy: results/train/general-135m-more
+MORE=${MORE:-results/train/general-135m-more/adapter.gguf}  # the second stage
+STAGE1=recipes/data/general-135m-stage1.gguf  # the first stage (general-135m's adapter before)
 run() {  # NAME ARGS...
   local name=$1; shift
   "$TL" eval calls --split test --threads 1 --out "$R/$name" "$@"  # a later --split wins
@@ -80,6 +81,12 @@ for name in "${names[@]}"; do
     dev-more) run "$name" --engine "tuned:$MORE" --split dev --quick ;;
     dev-more-default) run "$name" --engine "tuned:$MORE" --split dev --quick --call-gate \
       --plan batch --repairs cut_off,schema,grounded,uses_results --reuse "$R/dev-more" ;;
+    dev-chat-base) run "$name" --model base --split dev --category chat ;;
+    dev-chat-general) run "$name" --engine "tuned:$STAGE1" --split dev --category chat ;;
+    dev-chat-more) run "$name" --engine "tuned:$MORE" --split dev --category chat ;;
+    more) sharded more --engine "tuned:$MORE" ;;
+    more-default) sharded more-default --engine "tuned:$MORE" --call-gate --plan batch \
+      --repairs cut_off,schema,grounded,uses_results --reuse "$R/more" ;;
     dev-general-gate-nosure) run "$name" --model tuned --split dev --quick --call-gate \
       --no-sure-call --reuse "$R/dev-general" ;;
     dev-tuned-agent-gate-plan) run "$name" --model tuned-agent --split dev --quick --call-gate \
