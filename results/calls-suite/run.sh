@@ -11,6 +11,10 @@
 # the one before that (one planned call a turn). The dev-* runs (the dev split's quick subset, 200
 # items) chose what ships: which adapter is `tuned`, which gates and plan the default preset
 # keeps.
+# `tuned` was the first stage (recipes/data/general-135m-stage1.gguf) until the second stage
+# shipped on 2026-12-03 (`more`, `more-default`): to predict an earlier run again from scratch,
+# name the first stage's file (`--engine tuned:$STAGE1` for `--model tuned`); a run folder
+# refuses to continue with another adapter than the one that wrote it.
 # Usage: bash results/calls-suite/run.sh [NAME ...]   (default: all; resumable)
 set -euo pipefail
 cd "$(dirname "$0")/../.."

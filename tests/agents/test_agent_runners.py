@@ -150,7 +150,8 @@ def test_run_uses_the_presets_model_for_the_general_agent_only():
 
     assert default_engine("tool-calls") == preset().engine == "tuned"  # call, run, serve alike
     assert default_engine("tool-calls", "agent") == "tuned-agent"
-    for agent in ("multi-role", "react", "deer", "multi-call"):
+    assert default_engine("multi-role") == "tuned-umi"  # alpha-UMi's role adapters
+    for agent in ("react", "deer", "multi-call"):
         assert default_engine(agent) == "tuned-papers"  # the papers' formats
 
 

@@ -8,6 +8,7 @@ say in comments where a constraint was needed to get a full episode.
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -90,6 +91,11 @@ def test_multi_role_episode_two_calls_to_conclusion(llama):
 def test_stepwise_runner_end_to_end(llama, tmp_path, capsys):
     out = tmp_path / "sw"
     assert main(["eval", "stepwise", "--limit", "2", "--max-tokens", "48", "--out", str(out)]) == 0
-    scores = json.loads((out / "scores.json").read_text())["scores"]
+    payload = json.loads((out / "scores.json").read_text())
+    scores = payload["scores"]
     assert scores["steps"] == 2 and 0.0 <= scores["plan_acc"] <= 1.0
+    # by default each role runs under its shipped alpha-UMi adapter stack
+    assert payload["config"]["engines"]["planner"] == "tuned-umi#planner"
+    adapters = [a["path"] for a in payload["provenance"][0]["planner"]["adapters"]]
+    assert [Path(a).name for a in adapters] == ["single.gguf", "planner.gguf"]
     assert "plan_acc" in capsys.readouterr().out

@@ -19,6 +19,7 @@ from toollearn.agents.repairs import (
     result_values,
     stated,
 )
+from toollearn.decoding.tool_calls import no_call_constraint
 from toollearn.engines.scripted import ScriptedEngine
 
 UNIT = {"type": "string", "enum": ["c", "f"]}
@@ -73,6 +74,10 @@ def test_the_checks_run_in_order_and_unknown_ones_are_refused():
     cut = '[{"name": "get_weather", "arguments": {"city": "Oslo"}}, {"name": "get_wea'
     fault = loop.find(cut, Turn([WEATHER], constraint=object()))
     assert fault.check == "cut_off" and "capped at 1" in fault.detail
+    runaway = '[{"name": "get_weather", "arguments": {"city": "Oslo Oslo Oslo Oslo'
+    fault = loop.find(runaway, Turn([WEATHER], constraint=object()))
+    assert "before one call closed" in fault.detail
+    assert fault.constraint.grammar == no_call_constraint().grammar  # a reply instead
     assert loop.find(GOOD, Turn([WEATHER], None)) is None
     assert loop.find("a plain reply", Turn([WEATHER], None)) is None
     with pytest.raises(ValueError, match="unknown repair checks"):

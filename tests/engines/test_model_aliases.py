@@ -1,21 +1,23 @@
-"""The engine names `base`, `tuned`, `tuned-apps` and `tuned-agent` (the shipped adapters),
-resolved without a model."""
+"""The engine names `base`, `tuned`, `tuned-apps`, `tuned-agent` and `tuned-umi` (the shipped
+adapters), resolved without a model."""
 
 from __future__ import annotations
 
+import argparse
 import json
 from pathlib import Path
 
 import pytest
 
 import toollearn.models as models
-from toollearn.cli.common import engine_options, is_llama
+from toollearn.cli.common import engine_options, is_llama, role_specs
 from toollearn.core.errors import EngineError
 from toollearn.models import (
     AGENT_ADAPTER,
     APPS_ADAPTER,
     PAPERS_ADAPTER,
     TUNED_ADAPTER,
+    UMI_ROLES,
     resolve_alias,
     tuned_info,
 )
@@ -43,12 +45,38 @@ def test_aliases_resolve_to_llama_specs():
     assert engine_options("hf:/dir", 1, n_seq=8) == {}
 
 
+def test_the_alpha_umi_roles_resolve_to_their_adapter_stacks():
+    from toollearn.engines import adapter_stack
+
+    assert resolve_alias("tuned-umi") == f"llama@{UMI_ROLES}#single"
+    planner = resolve_alias("tuned-umi#planner")
+    assert planner == f"llama@{UMI_ROLES}#planner" and is_llama("tuned-umi#caller")
+    stack = adapter_stack(planner.partition("@")[2], "llama")
+    assert [Path(p).name for p in stack] == ["single.gguf", "planner.gguf"]
+    assert all(Path(p).is_file() for p in stack)
+    with pytest.raises(EngineError, match="no runtime adapter"):
+        resolve_alias("tuned-umi@/x.gguf")
+    args = argparse.Namespace(engine="tuned-umi", role_adapters=None, caller="base")
+    assert role_specs(args) == {"planner": "tuned-umi#planner", "caller": "base",
+                                "summarizer": "tuned-umi#summarizer"}  # fmt: skip
+    assert role_specs(args, single=True)["planner"] == "tuned-umi#single"
+    args.role_adapters = "/run"  # a trained set of roles: on the model as released
+    assert role_specs(args)["planner"] == "llama@/run#planner"
+    args.engine = "tuned-papers"
+    assert role_specs(args)["summarizer"] == "tuned-papers@/run#summarizer"
+
+
 def test_the_adapters_ship_with_their_training_records():
     call_gate = TUNED_ADAPTER.parent / "deer-call-gate" / "adapter_model.safetensors"
-    shipped = (TUNED_ADAPTER, PAPERS_ADAPTER, APPS_ADAPTER, AGENT_ADAPTER, call_gate)
+    umi = sorted(UMI_ROLES.glob("*.gguf"))
+    shipped = (TUNED_ADAPTER, PAPERS_ADAPTER, APPS_ADAPTER, AGENT_ADAPTER, call_gate, *umi)
     sizes = [path.stat().st_size for path in shipped]
-    # at most 25 MB before the general adapter (issue 15); it adds 19.6 MB (rank 32, f16)
-    assert sum(sizes) < 45 * 2**20
+    # at most 25 MB before the general adapter (issue 15); it adds 19.6 MB (rank 32, f16), the
+    # alpha-UMi roles in their own adapters 37.4 MB (four of rank 16, issue 74)
+    assert len(umi) == 4 and sum(sizes) < 82 * 2**20
+    roles = json.loads((UMI_ROLES / "adapters.json").read_text())["gguf"]
+    assert set(roles) == {"single", "planner", "caller", "summarizer"}
+    assert all((UMI_ROLES / f"{name}.train.json").is_file() for name in roles)
     info = tuned_info()
     assert info["config"]["method"] == "lora" and info["datasets"]
     apps = tuned_info("apps")
@@ -61,7 +89,7 @@ def test_the_adapters_ship_with_their_training_records():
     notice = (TUNED_ADAPTER.parent / "NOTICE").read_text()
     assert "Seal-Tools" in notice and "ToolDEER" in notice and "SmolLM2" in notice
     assert "apps-135m.gguf" in notice and "agent-135m.gguf" in notice
-    assert "general-135m.gguf" in notice and "tools-135m.gguf" in notice
+    assert "general-135m.gguf" in notice and "tools-135m.gguf" in notice and "umi-135m/" in notice
     assert info["datasets"] and tuned_info("papers")["datasets"] != info["datasets"]
 
 

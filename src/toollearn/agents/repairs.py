@@ -60,12 +60,16 @@ _WORD = re.compile(r"[^\W\d_]{3,}")
 
 
 def cut_off(text: str, turn: Turn, constrained: bool) -> Fault | None:
-    """A constrained call list that never closed."""
+    """A constrained call list that never closed: asked again for the calls it finished; where
+    none closed (a runaway argument: greedy decoding would write it again), for a reply."""
     if turn.constraint is None or not turn.tools or not _unclosed(text):
         return None
-    cap = max(1, tool_calls.finished_calls(text))
-    return Fault("cut_off", f"cut off by max_tokens; calls capped at {cap}", turn.tools,
-                 tool_calls_constraint(turn.tools, max_calls=cap))  # fmt: skip
+    finished = tool_calls.finished_calls(text)
+    if not finished:
+        return Fault("cut_off", "cut off by max_tokens before one call closed; asked for a reply",
+                     turn.tools, no_call_constraint())  # fmt: skip
+    return Fault("cut_off", f"cut off by max_tokens; calls capped at {finished}", turn.tools,
+                 tool_calls_constraint(turn.tools, max_calls=finished))  # fmt: skip
 
 
 def repeated(text: str, turn: Turn, constrained: bool) -> Fault | None:

@@ -9,7 +9,8 @@ ENGINE_HELP = (
     "engine spec (default: %(default)s; tuned: the embedded model with the shipped general "
     "adapter (general-135m), tuned-papers: with the papers' formats' adapter (tools-135m), "
     "tuned-apps: with the apps-135m adapter, tuned-agent: with tools-135m and the agent-135m "
-    "adapter for multi-turn calls, base, llama@ADAPTER.gguf, hf:DIR, openai:URL#model, ...: "
+    "adapter for multi-turn calls, tuned-umi: the alpha-UMi role adapters (umi-135m, "
+    "GPU-trained), base, llama@ADAPTER.gguf, hf:DIR, openai:URL#model, ...: "
     "see toollearn.engines)"
 )
 
@@ -34,18 +35,24 @@ def add_engine_args(
     """--engine (and its shorthand --model base|tuned|tuned-apps|tuned-agent), --threads, and
     (`llama_knobs`) llama.cpp's --weights, --prefill-weights and --flash-attn. `default`: the
     engine when none is named (the shipped general adapter unless a command says otherwise)."""
-    from toollearn.models import AGENT_ENGINE, APPS_ENGINE, DEFAULT_ENGINE, PAPERS_ENGINE
+    from toollearn.models import (
+        AGENT_ENGINE,
+        APPS_ENGINE,
+        DEFAULT_ENGINE,
+        PAPERS_ENGINE,
+        UMI_ENGINE,
+    )
 
     default = default or DEFAULT_ENGINE
     p.add_argument("--engine", default=default, help=engine_help)
     if model_flag:
-        choices = ("base", "tuned", PAPERS_ENGINE, APPS_ENGINE, AGENT_ENGINE)
+        choices = ("base", "tuned", PAPERS_ENGINE, APPS_ENGINE, AGENT_ENGINE, UMI_ENGINE)
         p.add_argument("--model", dest="engine", choices=choices,
                        help=f"the embedded model plain (base), with the shipped default "
                        f"adapter (tuned), the papers' adapter ({PAPERS_ENGINE}), the apps "
-                       f"adapter ({APPS_ENGINE}) or the papers' and agent adapters "
-                       f"({AGENT_ENGINE}); default {default}; the same as --engine "
-                       "NAME")  # fmt: skip
+                       f"adapter ({APPS_ENGINE}), the papers' and agent adapters "
+                       f"({AGENT_ENGINE}) or alpha-UMi's role adapters ({UMI_ENGINE}); "
+                       f"default {default}; the same as --engine NAME")  # fmt: skip
     p.add_argument(
         "--threads",
         type=int,
@@ -166,10 +173,10 @@ def engine_options(spec: str, threads: int | None, **llama: Any) -> dict[str, An
 
 def is_llama(spec: str) -> bool:
     """Whether a spec runs on llama.cpp (llama..., base..., tuned..., "tuned:/a.gguf" too)."""
-    from toollearn.models import AGENT_ENGINE, APPS_ENGINE, PAPERS_ENGINE
+    from toollearn.models import AGENT_ENGINE, APPS_ENGINE, PAPERS_ENGINE, UMI_ENGINE
 
-    kind = spec.partition("@")[0].partition(":")[0]
-    names = ("base", "tuned", PAPERS_ENGINE, APPS_ENGINE, AGENT_ENGINE)
+    kind = spec.partition("@")[0].partition(":")[0].partition("#")[0]
+    names = ("base", "tuned", PAPERS_ENGINE, APPS_ENGINE, AGENT_ENGINE, UMI_ENGINE)
     return spec.startswith("llama") or kind in names
 
 
@@ -192,12 +199,26 @@ def load_engines(specs: dict[str, str], threads: int | None = None, **llama: Any
     return {key: out[key] for key in specs}
 
 
-def role_specs(args: argparse.Namespace) -> dict[str, str]:
+def role_specs(args: argparse.Namespace, single: bool = False) -> dict[str, str]:
     """{role: engine spec} for planner/caller/summarizer: --planner etc., else the role's
-    adapter in --role-adapters DIR on --engine, else --engine."""
+    adapter in --role-adapters DIR on --engine, else the role's shipped adapter where --engine
+    is the alpha-UMi roles (`tuned-umi`; their single-LLM adapter for every role with
+    `single`), else --engine."""
+    from toollearn.models import UMI_ENGINE
+
     folder = getattr(args, "role_adapters", None)
-    return {r: getattr(args, r) or (f"{args.engine}@{folder}#{r}" if folder else args.engine)
-            for r in ("planner", "caller", "summarizer")}  # fmt: skip
+
+    def spec(role: str) -> str:
+        if getattr(args, role, None):
+            return getattr(args, role)
+        if folder:  # on the embedded model as released where --engine is the shipped roles
+            backbone = "llama" if args.engine == UMI_ENGINE else args.engine
+            return f"{backbone}@{folder}#{role}"
+        if args.engine == UMI_ENGINE:
+            return f"{UMI_ENGINE}#{'single' if single else role}"
+        return args.engine
+
+    return {r: spec(r) for r in ("planner", "caller", "summarizer")}
 
 
 def add_role_args(p: argparse.ArgumentParser) -> None:

@@ -22,7 +22,7 @@ from toollearn.cli.common import (
     load_engines,
     role_specs,
 )
-from toollearn.models import PAPERS_ENGINE
+from toollearn.models import PAPERS_ENGINE, UMI_ENGINE
 
 
 def register_eval(eval_sub: Any) -> None:
@@ -193,7 +193,7 @@ def register_eval(eval_sub: Any) -> None:
                    "(a call exactly while one is due), plan (the plan alone); scored beside "
                    "greedy. Steps already recorded are rescored without a model")  # fmt: skip
     add_plan_tuning_args(s)
-    add_engine_args(s, default=PAPERS_ENGINE)  # the papers' formats' adapter
+    add_engine_args(s, default=UMI_ENGINE)  # alpha-UMi's role adapters
     add_run_args(s)
     s.set_defaults(func=run_stepwise_cli)
 
@@ -209,9 +209,9 @@ def register_eval(eval_sub: Any) -> None:
     e.add_argument("--file", default=None, help="trajectory JSON (alpha-UMi format)")
     e.add_argument("--agent", choices=("multi-role", "tool-calls"), default="multi-role",
                    help="multi-role: alpha-UMi's planner/caller/summarizer (the role "
-                   "options); tool-calls: the general agent on --engine, behind the shipped "
-                   "call gate as in `toollearn run` (its closing reply is its conclusion; it "
-                   "cannot give up)")  # fmt: skip
+                   "options); tool-calls: the general agent on --engine (default the default "
+                   "preset's model), behind the shipped call gate as in `toollearn run` (its "
+                   "closing reply is its conclusion; it cannot give up)")  # fmt: skip
     e.add_argument("--no-gates", action="store_true",
                    help="tool-calls: the model alone, no call gate")  # fmt: skip
     e.add_argument("--no-sure-call", action="store_true",
@@ -240,7 +240,7 @@ def register_eval(eval_sub: Any) -> None:
                    "8)")  # fmt: skip
     e.add_argument("--stop-threshold", type=float, default=None, metavar="LOGPROB",
                    help="the planner's stop gate, as in `eval stepwise`")  # fmt: skip
-    add_engine_args(e, default=PAPERS_ENGINE)  # the papers' formats' adapter
+    add_engine_args(e, default=UMI_ENGINE)  # alpha-UMi's roles; tool-calls: `run`'s model
     add_run_args(e)
     e.set_defaults(func=run_episodes_cli)
 
@@ -505,7 +505,7 @@ def run_stepwise_cli(args: argparse.Namespace) -> int:
         cases = cases[: args.limit]
     shard = parse_shard(args.shard)
     cases = take_shard(cases, shard)
-    specs = role_specs(args)
+    specs = role_specs(args, single=args.mode == "single")
     tokens = dict.fromkeys(stepwise.TOKENS, args.max_tokens) if args.max_tokens else {}
     limits = {**stepwise.TOKENS, **tokens}
     roles = tuple(r.strip() for r in args.roles.split(",") if r.strip())
@@ -574,6 +574,7 @@ def role_flags(args: argparse.Namespace) -> list[str]:
 def run_episodes_cli(args: argparse.Namespace) -> int:
     """Load trajectories and role engines, run the missing episodes, score, print the row."""
     from toollearn.agents.oracle import DEMO_TRAJECTORIES
+    from toollearn.cli.run import default_engine
     from toollearn.data.trajectories import read_trajectories
     from toollearn.evaluation.report import format_table
     from toollearn.evaluation.runners import episodes, stepwise
@@ -597,6 +598,8 @@ def run_episodes_cli(args: argparse.Namespace) -> int:
             "--no-gates, --no-sure-call, --ask-again-on-repeat and --plan are for --agent "
             "tool-calls"
         )
+    if general and args.engine == UMI_ENGINE:  # the default: `toollearn run`'s model
+        args.engine = default_engine("tool-calls")
     specs = {"agent": args.engine} if general else role_specs(args)
     opts = episodes.EpisodeOptions(not args.free, args.max_steps or episodes.MAX_STEPS, args.seed,
                                    args.stop_threshold, args.agent, not args.no_gates,

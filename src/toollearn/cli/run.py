@@ -15,6 +15,7 @@ from toollearn.cli.common import (
     llama_flags,
     load_engine_spec,
     load_engines,
+    role_specs,
     sampling_from_args,
 )
 
@@ -92,11 +93,14 @@ def build_env(args: argparse.Namespace) -> Any:
 
 def default_engine(agent: str, preset: str | None = None) -> str:
     """The model `run` uses unless --engine names one: the preset's for the general agent
-    (tool-calls), the papers' adapter for the papers' agents (in their formats)."""
-    from toollearn.models import PAPERS_ENGINE
+    (tool-calls), alpha-UMi's role adapters for the multi-role agent, the papers' adapter for
+    the other papers' agents (in their formats)."""
+    from toollearn.models import PAPERS_ENGINE, UMI_ENGINE
     from toollearn.policy import DEFAULT_PRESET
     from toollearn.policy import preset as named
 
+    if agent == "multi-role":
+        return UMI_ENGINE
     return named(preset or DEFAULT_PRESET).engine if agent == "tool-calls" else PAPERS_ENGINE
 
 
@@ -117,9 +121,7 @@ def build_agent(args: argparse.Namespace, env: Any) -> Any:
     steps = args.max_steps or policy.max_steps
     common = {"seed": args.seed, "sampling": sampling}
     if args.agent == "multi-role":  # one backbone, a view per role's adapter
-        specs = {r: f"{args.engine}@{args.role_adapters}#{r}" if args.role_adapters
-                 else args.engine for r in ("planner", "caller", "summarizer")}  # fmt: skip
-        roles = load_engines(specs, args.threads, **llama_flags(args))
+        roles = load_engines(role_specs(args), args.threads, **llama_flags(args))
         return agents.MultiRoleAgent(roles["planner"], roles["caller"], roles["summarizer"], env,
                                      max_steps=steps, constrained_caller=constrained,
                                      **common)  # fmt: skip

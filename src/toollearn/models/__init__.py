@@ -1,41 +1,35 @@
 """The tuned adapters that ship with toollearn, and the engine names `base`, `tuned`,
-`tuned-papers`, `tuned-apps` and `tuned-agent`.
+`tuned-papers`, `tuned-apps`, `tuned-agent` and `tuned-umi`. Each adapter's training record
+names how its prompts list tools (`spec_docs`), so every command prompts a model as it was
+trained; NOTICE names the data sources.
 
-`general-135m.gguf` is the package's default adapter, a LoRA adapter (GGUF, f16) for the
-embedded SmolLM2-135M-Instruct trained on the general tool-calling format only (`datagen
-general`: one call, one tool among many, several calls, dependent calls, declines, small talk,
-plain chat, answers after tool results, value formats), by `toollearn train --config
-recipes/general-135m.yaml` on a 2-core CPU; `general-135m.train.json` beside it records the
-data hashes, settings and versions (its prompts list tools compactly: `spec_docs`), NOTICE the
-data sources. The engine spec `tuned` is the embedded model with it merged into the weights
-(the default of `serve`, `call`, `mcp`, `tune` and the Python API; `engines.llama_merge`),
-`base` the plain embedded model; either may name runtime adapters after `@`.
-`llama@<TUNED_ADAPTER>` applies the same adapter at run time (same outputs up to rounding).
-`tools-135m.gguf` carries the papers' formats (DEER's released format, Seal-Tools' prompt,
-alpha-UMi's steps; `recipes/tools-135m-v3.yaml`, `tools-135m.train.json`): the engine spec
-`tuned-papers` merges it, and the papers' runners and agents (`eval deer`, `eval seal-tools`,
-`eval stepwise`, `eval episodes`, `run --agent deer|multi-role|react|multi-call`, `call
---answer-format seal-tools`) load it by default. Each adapter's training record names how its
-prompts list tools (`spec_docs`), so every command prompts a model as it was trained.
-`apps-135m.gguf` is a second adapter, trained only on the Home Search and Trip Booking programs
-(`toollearn train --config recipes/apps-135m-v5.yaml`; `apps-135m.train.json`): the engine spec
-`tuned-apps` merges it instead, and it is the default of the app benchmarks (`toollearn eval
-home-search|trip-booking|apps-table`), where the single tools adapter writes few programs
-that run.
-`agent-135m.gguf` is a third adapter, trained on top of tools-135m for a multi-step agent
-(`toollearn train --config recipes/tools-135m-agent-r4-all.yaml`; `agent-135m.train.json`) on
-the alpha-UMi training trajectories in the general call format, each trajectory one row with
-the loss on every model turn, so that the agent chains calls on the results and then replies
-instead of calling again. The engine spec `tuned-agent` stacks
-it on tools-135m, merged; `toollearn run`'s tool-calls agent keeps it by default (the general
-adapter still calls again after a result where it answers).
-`deer-gates.json` holds the gate that makes DEER's Call/NoCall decision by default
-(`DecisionAgent.gated`: the query's similarity to the pool under the embedded MiniLM with the
-LoRA adapter `deer-call-gate/`, trained on DEER's training branches for ranking and for the
-decision, and its threshold, picked on ToolDEER's valid split; also its sure-call threshold,
-below which `toollearn run`'s general agent must call on its first turn, picked there too), and
-a Search/NoSearch classifier (`deer-search-gate.npz`) that is not on by default (measured: it
-transfers only in part to real general queries and declines some tool requests).
+- `general-135m.gguf`, the package default (`tuned`: merged into the embedded
+  SmolLM2-135M-Instruct's weights, `engines.llama_merge`; the model of `serve`, `call`, `run`,
+  `mcp`, `tune` and the Python API; `llama@<TUNED_ADAPTER>` applies it at run time): a LoRA
+  (GGUF, f16) trained on the general tool-calling format only (`datagen general`) on a 2-core
+  CPU in two stages, one session each: `recipes/general-135m.yaml`, then
+  `recipes/general-135m-more.yaml` from the first stage's exported adapter
+  (`recipes/data/general-135m-stage1.gguf`) on another draw of the same data.
+  `general-135m.train.json` records the second stage (data hashes, settings, start adapter).
+- `tools-135m.gguf` (`tuned-papers`, merged): DEER's released format and Seal-Tools' prompt
+  (`recipes/tools-135m-v3.yaml`), the default of `eval deer`, `eval seal-tools`, `run --agent
+  deer|react|multi-call` and `call --preset seal-tools`.
+- `umi-135m/` (`tuned-umi[#ROLE]`, applied at run time): alpha-UMi's GLPFT roles, GPU-trained
+  (a lent H100, 2,000 samples a role: `results/train/glpft-gpu`): the single-LLM stage-1
+  adapter and the planner, caller and summarizer adapters trained on top of it;
+  `adapters.json` names each role's stack. The default of `eval stepwise`, `eval episodes`
+  and `run --agent multi-role`.
+- `apps-135m.gguf` (`tuned-apps`, merged): the Home Search and Trip Booking programs only
+  (`recipes/apps-135m-v5.yaml`), the default of `eval home-search|trip-booking|apps-table`.
+- `agent-135m.gguf` (`tuned-agent`: stacked on tools-135m, merged): a multi-step agent in the
+  general call format, trained on the alpha-UMi training trajectories
+  (`recipes/tools-135m-agent-r4-all.yaml`); the `agent` preset's model.
+- `deer-gates.json`: the gate that makes DEER's Call/NoCall decision by default
+  (`DecisionAgent.gated`: the query's similarity to the pool under the embedded MiniLM with the
+  LoRA adapter `deer-call-gate/`, trained on DEER's training branches, its threshold picked on
+  ToolDEER's valid split; also the sure-call threshold of the default preset's call gate), and
+  a Search/NoSearch classifier (`deer-search-gate.npz`), off by default (it transfers only in
+  part to real general queries).
 """
 
 from __future__ import annotations
@@ -59,6 +53,8 @@ APPS_ENGINE = "tuned-apps"
 AGENT_ADAPTER = HERE / "agent-135m.gguf"
 AGENT_INFO = HERE / "agent-135m.train.json"
 AGENT_ENGINE = "tuned-agent"
+UMI_ROLES = HERE / "umi-135m"  # alpha-UMi's roles: adapters.json names each role's stack
+UMI_ENGINE = "tuned-umi"
 DEER_GATES = HERE / "deer-gates.json"
 
 
@@ -97,7 +93,9 @@ def tuned_info(kind: str = "tools") -> dict[str, Any]:
 
 def resolve_alias(spec: str) -> str:
     """'base[@A]' -> 'llama[@A]', 'tuned-apps[@A]' -> 'tuned:<apps adapter>[@A]',
-    'tuned-agent[@A]' -> 'tuned:<papers adapter>+<agent adapter>[@A]'; other specs
+    'tuned-agent[@A]' -> 'tuned:<papers adapter>+<agent adapter>[@A]', 'tuned-umi[#ROLE]'
+    -> 'llama@<alpha-UMi roles>#ROLE' (the role's stack applied at run time; ROLE single,
+    planner, caller or summarizer; default single); other specs
     (`tuned[@A]` included) unchanged. 'tuned' stays a kind of its own: the engine merges the
     shipped adapter into the weights (checked here, so a missing adapter fails before anything
     loads)."""
@@ -110,9 +108,22 @@ def resolve_alias(spec: str) -> str:
         return f"tuned:{tuned_adapter('papers')}" + sep + extra
     if name == AGENT_ENGINE:
         return f"tuned:{tuned_adapter('papers')}+{tuned_adapter('agent')}" + sep + extra
+    if name.partition("#")[0] == UMI_ENGINE:
+        if sep:
+            raise EngineError(f"{UMI_ENGINE} takes no runtime adapter: {spec!r}")
+        return f"llama@{umi_roles()}#{name.partition('#')[2] or 'single'}"
     if name == "tuned":
         tuned_adapter()
     return spec
+
+
+def umi_roles() -> Path:
+    """The shipped alpha-UMi role adapters' folder (its adapters.json names each role's GGUF
+    stack), or a clear error when this copy of toollearn lacks it."""
+    if not (UMI_ROLES / "adapters.json").is_file():
+        raise EngineError(f"the alpha-UMi role adapters {UMI_ROLES} are missing from this "
+                          "installation; name role adapters: --role-adapters DIR")  # fmt: skip
+    return UMI_ROLES
 
 
 def adapter_docs(adapter: str | Path) -> str:
