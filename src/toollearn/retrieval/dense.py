@@ -7,9 +7,11 @@ scores in float32 chunks; `ann="ivf"` (faiss IVF-Flat) scans a few clusters, for
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import os
-from collections.abc import Sequence
+import warnings
+from collections.abc import Iterator, Sequence
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Protocol
@@ -61,13 +63,31 @@ def _load_sentence_transformer(path: str, device: str) -> Any:
             "'toollearn[dense]' (install PyTorch's CPU build first to avoid the CUDA one)"
         ) from exc
 
-    if not (Path(path) / ADAPTER_WEIGHTS).is_file():
-        return SentenceTransformer(path, device=device)
-    from peft import PeftModel
+    with _quiet_loading():
+        if not (Path(path) / ADAPTER_WEIGHTS).is_file():
+            return SentenceTransformer(path, device=device)
+        from peft import PeftModel
 
-    model = SentenceTransformer(str(minilm_path()), device=device)
-    model[0].model = PeftModel.from_pretrained(model[0].model, path).merge_and_unload()
-    return model
+        model = SentenceTransformer(str(minilm_path()), device=device)
+        model[0].model = PeftModel.from_pretrained(model[0].model, path).merge_and_unload()
+        return model
+
+
+@contextlib.contextmanager
+def _quiet_loading() -> Iterator[None]:
+    """transformers' weight-loading progress bar and its deprecation warnings kept off the
+    user's terminal while a bundled encoder loads (`toollearn call` prints its answer only)."""
+    from transformers.utils import logging as hf_logging
+
+    shown = hf_logging.is_progress_bar_enabled()
+    hf_logging.disable_progress_bar()
+    try:
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", category=FutureWarning)
+            yield
+    finally:
+        if shown:
+            hf_logging.enable_progress_bar()
 
 
 class MiniLMEncoder:
