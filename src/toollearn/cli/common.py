@@ -32,7 +32,8 @@ def add_engine_args(
     llama_knobs: bool = True,
     engine_help: str = ENGINE_HELP,
 ) -> None:
-    """--engine (and its shorthand --model base|tuned|tuned-apps|tuned-agent), --threads, and
+    """--engine (and its shorthand --model base|tuned|tuned-papers|tuned-apps|tuned-agent|
+    tuned-umi), --threads, and
     (`llama_knobs`) llama.cpp's --weights, --prefill-weights and --flash-attn. `default`: the
     engine when none is named (the shipped general adapter unless a command says otherwise)."""
     from toollearn.models import (

@@ -18,6 +18,8 @@
                                 (the papers' runners' default)
   "tuned-apps"                  the embedded model with the shipped apps-135m adapter merged
                                 (the app benchmarks' default; "tuned:<its path>")
+  "tuned-umi[#ROLE]"            the embedded model with alpha-UMi's shipped role adapters at
+                                run time (ROLE single, planner, caller, summarizer)
   "tuned:/a.gguf[+/b.gguf]"     the embedded model with these GGUF LoRAs merged instead
                                 (how a newly trained adapter runs at the shipped one's speed)
 
