@@ -151,8 +151,9 @@ def test_run_uses_the_presets_model_for_the_general_agent_only():
     assert default_engine("tool-calls") == preset().engine == "tuned"  # call, run, serve alike
     assert default_engine("tool-calls", "agent") == "tuned-agent"
     assert default_engine("multi-role") == "tuned-umi"  # alpha-UMi's role adapters
-    for agent in ("react", "deer", "multi-call"):
-        assert default_engine(agent) == "tuned-papers"  # the papers' formats
+    assert default_engine("deer") == "tuned-deer"  # DEER's own adapter
+    for agent in ("react", "multi-call"):
+        assert default_engine(agent) == "tuned-papers"  # the papers' formats in one
 
 
 def test_deer_cli_names_a_gate_tool_without_a_similarity_gate(tmp_path, capsys):

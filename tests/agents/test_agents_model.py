@@ -68,6 +68,19 @@ def test_deer_answers_a_chat_query_without_tools(llama):
     assert trace.calls == [] and trace.answer and trace.meta["outcome"] == "no_search"
 
 
+def test_eval_deer_runs_deers_own_adapter_by_default(tmp_path):
+    pytest.importorskip("llama_cpp")
+    out = tmp_path / "deer"
+    assert main(["eval", "deer", "--sample", "--limit", "2", "--threads", "1",
+                 "--out", str(out)]) == 0  # fmt: skip
+    payload = json.loads((out / "scores.json").read_text())
+    assert payload["config"]["engine"] == "tuned-deer"
+    merged = payload["provenance"][0]["merged"]["adapters"]
+    assert [Path(a["path"]).name for a in merged] == ["deer-135m.gguf"]
+    rows = [json.loads(line) for line in (out / "predictions.jsonl").read_text().splitlines()]
+    assert len(rows) == 2 and all(r["output"].startswith("#Begin#") for r in rows)
+
+
 def test_multi_role_episode_two_calls_to_conclusion(llama):
     # Needed for a full episode from the zero-shot 135M: a constrained caller (typed
     # arguments of a shown tool, fresh tools only) and the planner's Next: choice fixed by

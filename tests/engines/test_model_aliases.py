@@ -1,5 +1,5 @@
-"""The engine names `base`, `tuned`, `tuned-apps`, `tuned-agent` and `tuned-umi` (the shipped
-adapters), resolved without a model."""
+"""The engine names `base`, `tuned`, `tuned-deer`, `tuned-papers`, `tuned-apps`, `tuned-agent`
+and `tuned-umi` (the shipped adapters), resolved without a model."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from toollearn.core.errors import EngineError
 from toollearn.models import (
     AGENT_ADAPTER,
     APPS_ADAPTER,
+    DEER_ADAPTER,
     PAPERS_ADAPTER,
     TUNED_ADAPTER,
     UMI_ROLES,
@@ -31,6 +32,7 @@ def test_aliases_resolve_to_llama_specs():
     assert resolve_alias("tuned-apps") == f"tuned:{APPS_ADAPTER}"  # the apps adapter, merged
     assert resolve_alias("tuned-apps@/x.gguf") == f"tuned:{APPS_ADAPTER}@/x.gguf"
     assert resolve_alias("tuned-papers") == f"tuned:{PAPERS_ADAPTER}"  # the papers' formats
+    assert resolve_alias("tuned-deer") == f"tuned:{DEER_ADAPTER}"  # DEER's format only
     stack = f"tuned:{PAPERS_ADAPTER}+{AGENT_ADAPTER}"  # the agent adapter on the papers' one
     assert resolve_alias("tuned-agent") == stack
     assert resolve_alias("tuned-agent@/x.gguf") == f"{stack}@/x.gguf"
@@ -38,7 +40,7 @@ def test_aliases_resolve_to_llama_specs():
         assert resolve_alias(other) == other
     assert is_llama("tuned") and is_llama("base@/x.gguf") and not is_llama("hf:/dir")
     assert is_llama("tuned-apps") and is_llama("tuned-agent")
-    assert is_llama("tuned-papers")
+    assert is_llama("tuned-papers") and is_llama("tuned-deer")
     # a newly trained adapter merged in: --threads and --n-seq must reach llama.cpp too
     assert is_llama("tuned:/a.gguf+/b.gguf") and is_llama("tuned:/a.gguf@/c.gguf")
     assert engine_options("tuned:/a.gguf", 1, n_seq=8) == {"n_threads": 1, "n_seq": 8}
@@ -69,11 +71,12 @@ def test_the_alpha_umi_roles_resolve_to_their_adapter_stacks():
 def test_the_adapters_ship_with_their_training_records():
     call_gate = TUNED_ADAPTER.parent / "deer-call-gate" / "adapter_model.safetensors"
     umi = sorted(UMI_ROLES.glob("*.gguf"))
-    shipped = (TUNED_ADAPTER, PAPERS_ADAPTER, APPS_ADAPTER, AGENT_ADAPTER, call_gate, *umi)
+    shipped = (TUNED_ADAPTER, PAPERS_ADAPTER, DEER_ADAPTER, APPS_ADAPTER, AGENT_ADAPTER,
+               call_gate, *umi)  # fmt: skip
     sizes = [path.stat().st_size for path in shipped]
     # at most 25 MB before the general adapter (issue 15); it adds 19.6 MB (rank 32, f16), the
-    # alpha-UMi roles in their own adapters 37.4 MB (four of rank 16, issue 74)
-    assert len(umi) == 4 and sum(sizes) < 82 * 2**20
+    # alpha-UMi roles in their own adapters 37.4 MB (four of rank 16), DEER's 9.8 (issue 74)
+    assert len(umi) == 4 and sum(sizes) < 92 * 2**20
     roles = json.loads((UMI_ROLES / "adapters.json").read_text())["gguf"]
     assert set(roles) == {"single", "planner", "caller", "summarizer"}
     assert all((UMI_ROLES / f"{name}.train.json").is_file() for name in roles)
@@ -91,6 +94,8 @@ def test_the_adapters_ship_with_their_training_records():
     assert "apps-135m.gguf" in notice and "agent-135m.gguf" in notice
     assert "general-135m.gguf" in notice and "tools-135m.gguf" in notice and "umi-135m/" in notice
     assert info["datasets"] and tuned_info("papers")["datasets"] != info["datasets"]
+    deer = tuned_info("deer")  # DEER's decision branches only
+    assert [Path(d).name for d in deer["datasets"]] == ["deer"] and "deer-135m.gguf" in notice
 
 
 def test_a_missing_adapter_is_a_clear_error(monkeypatch, tmp_path):

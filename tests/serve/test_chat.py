@@ -159,7 +159,9 @@ def test_serve_model_flags_choose_the_engine(tmp_path):
         engine_spec("tuned", str(adapter))
     with pytest.raises(DataError, match="not found"):
         engine_spec(None, str(tmp_path / "missing.gguf"))
-    with pytest.raises(DataError, match="tuned, tuned-apps, base or an existing .gguf"):
+    assert engine_spec("tuned-deer", None) == "tuned-deer"  # every shipped adapter's name
+    assert default_model_id("tuned-deer", None) == "smollm2-135m-deer"
+    with pytest.raises(DataError, match="base, tuned, a tuned-\\* name or an existing .gguf"):
         engine_spec("nonsense", None)
 
 

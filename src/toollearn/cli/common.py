@@ -7,7 +7,8 @@ from typing import Any
 
 ENGINE_HELP = (
     "engine spec (default: %(default)s; tuned: the embedded model with the shipped general "
-    "adapter (general-135m), tuned-papers: with the papers' formats' adapter (tools-135m), "
+    "adapter (general-135m), tuned-deer: with DEER's adapter (deer-135m), "
+    "tuned-papers: with the papers' formats in one adapter (tools-135m), "
     "tuned-apps: with the apps-135m adapter, tuned-agent: with tools-135m and the agent-135m "
     "adapter for multi-turn calls, tuned-umi: the alpha-UMi role adapters (umi-135m, "
     "GPU-trained), base, llama@ADAPTER.gguf, hf:DIR, openai:URL#model, ...: "
@@ -36,24 +37,17 @@ def add_engine_args(
     tuned-umi), --threads, and
     (`llama_knobs`) llama.cpp's --weights, --prefill-weights and --flash-attn. `default`: the
     engine when none is named (the shipped general adapter unless a command says otherwise)."""
-    from toollearn.models import (
-        AGENT_ENGINE,
-        APPS_ENGINE,
-        DEFAULT_ENGINE,
-        PAPERS_ENGINE,
-        UMI_ENGINE,
-    )
+    from toollearn.models import DEFAULT_ENGINE, ENGINE_NAMES
 
     default = default or DEFAULT_ENGINE
     p.add_argument("--engine", default=default, help=engine_help)
     if model_flag:
-        choices = ("base", "tuned", PAPERS_ENGINE, APPS_ENGINE, AGENT_ENGINE, UMI_ENGINE)
-        p.add_argument("--model", dest="engine", choices=choices,
-                       help=f"the embedded model plain (base), with the shipped default "
-                       f"adapter (tuned), the papers' adapter ({PAPERS_ENGINE}), the apps "
-                       f"adapter ({APPS_ENGINE}), the papers' and agent adapters "
-                       f"({AGENT_ENGINE}) or alpha-UMi's role adapters ({UMI_ENGINE}); "
-                       f"default {default}; the same as --engine NAME")  # fmt: skip
+        p.add_argument("--model", dest="engine", choices=ENGINE_NAMES,
+                       help="the embedded model plain (base), with the shipped default adapter "
+                       "(tuned), DEER's (tuned-deer), the papers' formats' in one "
+                       "(tuned-papers), the apps' (tuned-apps), the papers' "
+                       "and agent adapters (tuned-agent) or alpha-UMi's role adapters "
+                       f"(tuned-umi); default {default}; the same as --engine NAME")  # fmt: skip
     p.add_argument(
         "--threads",
         type=int,
@@ -174,11 +168,10 @@ def engine_options(spec: str, threads: int | None, **llama: Any) -> dict[str, An
 
 def is_llama(spec: str) -> bool:
     """Whether a spec runs on llama.cpp (llama..., base..., tuned..., "tuned:/a.gguf" too)."""
-    from toollearn.models import AGENT_ENGINE, APPS_ENGINE, PAPERS_ENGINE, UMI_ENGINE
+    from toollearn.models import ENGINE_NAMES
 
     kind = spec.partition("@")[0].partition(":")[0].partition("#")[0]
-    names = ("base", "tuned", PAPERS_ENGINE, APPS_ENGINE, AGENT_ENGINE, UMI_ENGINE)
-    return spec.startswith("llama") or kind in names
+    return spec.startswith("llama") or kind in ENGINE_NAMES
 
 
 def load_engine_spec(spec: str, threads: int | None = None, **llama: Any) -> Any:

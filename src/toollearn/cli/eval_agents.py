@@ -22,7 +22,7 @@ from toollearn.cli.common import (
     load_engines,
     role_specs,
 )
-from toollearn.models import PAPERS_ENGINE, UMI_ENGINE
+from toollearn.models import DEER_ENGINE, UMI_ENGINE
 
 
 def register_eval(eval_sub: Any) -> None:
@@ -86,7 +86,7 @@ def register_eval(eval_sub: Any) -> None:
                    "shipped+search: the same with the shipped optional search classifier "
                    "(query embedding + length) and its threshold")  # fmt: skip
     add_data_args(p, "tooldeer/")
-    add_engine_args(p, default=PAPERS_ENGINE)  # the papers' formats' adapter
+    add_engine_args(p, default=DEER_ENGINE)  # DEER's own adapter
     add_run_args(p)
     p.set_defaults(func=run_deer_cli)
 
@@ -129,7 +129,7 @@ def register_eval(eval_sub: Any) -> None:
                    "feature beside its MiniLM embedding")  # fmt: skip
     c.add_argument("--seed", type=int, default=0)
     c.add_argument("--out", required=True, help="folder for margins.jsonl and calibration.json")
-    add_engine_args(c, default=PAPERS_ENGINE)  # the papers' formats' adapter
+    add_engine_args(c, default=DEER_ENGINE)  # DEER's own adapter
     c.set_defaults(func=run_deer_calibrate_cli)
 
     g = eval_sub.add_parser(

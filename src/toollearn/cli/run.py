@@ -93,15 +93,15 @@ def build_env(args: argparse.Namespace) -> Any:
 
 def default_engine(agent: str, preset: str | None = None) -> str:
     """The model `run` uses unless --engine names one: the preset's for the general agent
-    (tool-calls), alpha-UMi's role adapters for the multi-role agent, the papers' adapter for
-    the other papers' agents (in their formats)."""
-    from toollearn.models import PAPERS_ENGINE, UMI_ENGINE
+    (tool-calls), alpha-UMi's role adapters for the multi-role agent, DEER's adapter for the
+    DEER agent, the papers' formats' adapter for the others (react, multi-call)."""
+    from toollearn.models import DEER_ENGINE, PAPERS_ENGINE, UMI_ENGINE
     from toollearn.policy import DEFAULT_PRESET
     from toollearn.policy import preset as named
 
-    if agent == "multi-role":
-        return UMI_ENGINE
-    return named(preset or DEFAULT_PRESET).engine if agent == "tool-calls" else PAPERS_ENGINE
+    if agent == "tool-calls":
+        return named(preset or DEFAULT_PRESET).engine
+    return {"multi-role": UMI_ENGINE, "deer": DEER_ENGINE}.get(agent, PAPERS_ENGINE)
 
 
 def build_agent(args: argparse.Namespace, env: Any) -> Any:
@@ -134,11 +134,12 @@ def build_agent(args: argparse.Namespace, env: Any) -> Any:
             from toollearn.retrieval import ToolRetriever
 
             retriever = ToolRetriever(env.tools, "bm25")
-        # the papers' adapter writes DEER's format even where a plain answer is due (its
+        # a DEER-trained adapter writes DEER's format even where a plain answer is due (its
         # free answers are markers), so the plain embedded model answers what needs no tool
-        from toollearn.models import PAPERS_ENGINE
+        from toollearn.models import DEER_ENGINE, PAPERS_ENGINE
 
-        papers = args.engine.partition("@")[0].partition(":")[0] == PAPERS_ENGINE
+        kind = args.engine.partition("@")[0].partition(":")[0]
+        papers = kind in (DEER_ENGINE, PAPERS_ENGINE)
         answerer = load_engine_spec("base", args.threads, **llama_flags(args)) if papers else None
         return agents.DecisionAgent.gated(
             engine(), env, threads=args.threads, retriever=retriever, constrained=constrained,

@@ -15,6 +15,7 @@ from typing import Any
 
 from toollearn.cli.common import add_engine_args, add_preset_arg, llama_flags, load_engine_spec
 from toollearn.core.errors import DataError
+from toollearn.models import MERGED_ENGINES
 
 
 def register(subparsers: Any) -> None:
@@ -26,8 +27,8 @@ def register(subparsers: Any) -> None:
     p.set_defaults(engine=None)  # --model and --adapter choose, unless --engine is given
     p.add_argument("--model", default=None,
                    help="tuned (the embedded model with the shipped adapter; the preset's "
-                   "default), tuned-papers, tuned-apps, tuned-agent, base (as released; the "
-                   "default with --adapter), or a GGUF file")  # fmt: skip
+                   "default), tuned-deer, tuned-papers, tuned-apps, tuned-agent, base (as "
+                   "released; the default with --adapter), or a GGUF file")  # fmt: skip
     p.add_argument("--adapter", default=None, help="a GGUF LoRA adapter to apply")
     p.add_argument(
         "--model-id",
@@ -63,7 +64,7 @@ def engine_spec(model: str | None, adapter: str | None, default: str = "tuned") 
     model = model or ("base" if adapter else default)
     if adapter and not Path(adapter).is_file():
         raise DataError("adapter not found", adapter)
-    if model in ("tuned", "tuned-apps", "tuned-papers", "tuned-agent"):
+    if model == "tuned" or model in MERGED_ENGINES:
         if adapter:
             raise DataError(f"--model {model} already has its adapter; use --model base --adapter")
         return model
@@ -72,7 +73,8 @@ def engine_spec(model: str | None, adapter: str | None, default: str = "tuned") 
     else:
         path = Path(model)
         if path.suffix != ".gguf" or not path.is_file():
-            raise DataError("--model is tuned, tuned-apps, base or an existing .gguf file", model)
+            raise DataError("--model is base, tuned, a tuned-* name or an existing .gguf file",
+                            model)  # fmt: skip
         spec = f"llama:{path}"
     return f"{spec}@{adapter}" if adapter else spec
 
@@ -84,6 +86,7 @@ def default_model_id(model: str | None, adapter: str | None, default: str = "tun
         "tuned": "smollm2-135m-tools",
         "tuned-apps": "smollm2-135m-apps",
         "tuned-papers": "smollm2-135m-papers",
+        "tuned-deer": "smollm2-135m-deer",
         "tuned-agent": "smollm2-135m-agent",
     }
     name = names.get(model, Path(model).stem)

@@ -14,8 +14,10 @@
   "tuned" | "base"              the embedded model with / without the shipped general-135m
                                 adapter, which "tuned" merges into the weights (llama_merge;
                                 "tuned@/more.gguf" adds a runtime LoRA; toollearn.models)
-  "tuned-papers"                the embedded model with the papers' adapter (tools-135m) merged
-                                (the papers' runners' default)
+  "tuned-deer"                  the embedded model with DEER's adapter (deer-135m) merged
+                                (`eval deer`, `run --agent deer`)
+  "tuned-papers"                the embedded model with the papers' formats in one adapter
+                                (tools-135m) merged (`eval seal-tools`, `run --agent react`)
   "tuned-apps"                  the embedded model with the shipped apps-135m adapter merged
                                 (the app benchmarks' default; "tuned:<its path>")
   "tuned-umi[#ROLE]"            the embedded model with alpha-UMi's shipped role adapters at

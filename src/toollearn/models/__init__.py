@@ -1,7 +1,7 @@
 """The tuned adapters that ship with toollearn, and the engine names `base`, `tuned`,
-`tuned-papers`, `tuned-apps`, `tuned-agent` and `tuned-umi`. Each adapter's training record
-names how its prompts list tools (`spec_docs`), so every command prompts a model as it was
-trained; NOTICE names the data sources.
+`tuned-deer`, `tuned-papers`, `tuned-apps`, `tuned-agent` and `tuned-umi`. Each
+adapter's training record names how its prompts list tools (`spec_docs`), so every command
+prompts a model as it was trained; NOTICE names the data sources.
 
 - `general-135m.gguf`, the package default (`tuned`: merged into the embedded
   SmolLM2-135M-Instruct's weights, `engines.llama_merge`; the model of `serve`, `call`, `run`,
@@ -11,9 +11,14 @@ trained; NOTICE names the data sources.
   `recipes/general-135m-more.yaml` from the first stage's exported adapter
   (`recipes/data/general-135m-stage1.gguf`) on another draw of the same data.
   `general-135m.train.json` records the second stage (data hashes, settings, start adapter).
-- `tools-135m.gguf` (`tuned-papers`, merged): DEER's released format and Seal-Tools' prompt
-  (`recipes/tools-135m-v3.yaml`), the default of `eval deer`, `eval seal-tools`, `run --agent
-  deer|react|multi-call` and `call --preset seal-tools`.
+- `deer-135m.gguf` (`tuned-deer`, merged): DEER's released format only (`recipes/deer-135m.yaml`),
+  the default of `eval deer` and `run --agent deer`.
+- `tools-135m.gguf` (`tuned-papers`, merged): the papers' formats in one adapter (DEER,
+  Seal-Tools, the apps, alpha-UMi's single LLM and natural ToolDEER calls:
+  `recipes/tools-135m-v3.yaml`), the default of `eval seal-tools`, `call --preset seal-tools`
+  and `run --agent react|multi-call`; `tuned-agent` stacks on it. (Seal-Tools' own adapter,
+  `recipes/seal-135m.yaml`, matches it alone and trails it in the pipeline on a test subset:
+  `results/eval-seal-135m`; not shipped yet.)
 - `umi-135m/` (`tuned-umi[#ROLE]`, applied at run time): alpha-UMi's GLPFT roles, GPU-trained
   (a lent H100, 2,000 samples a role: `results/train/glpft-gpu`): the single-LLM stage-1
   adapter and the planner, caller and summarizer adapters trained on top of it;
@@ -47,6 +52,9 @@ DEFAULT_ENGINE = "tuned"
 PAPERS_ADAPTER = HERE / "tools-135m.gguf"  # the papers' formats (DEER, Seal-Tools, alpha-UMi)
 PAPERS_INFO = HERE / "tools-135m.train.json"
 PAPERS_ENGINE = "tuned-papers"
+DEER_ADAPTER = HERE / "deer-135m.gguf"  # DEER's released format only
+DEER_INFO = HERE / "deer-135m.train.json"
+DEER_ENGINE = "tuned-deer"
 APPS_ADAPTER = HERE / "apps-135m.gguf"
 APPS_INFO = HERE / "apps-135m.train.json"
 APPS_ENGINE = "tuned-apps"
@@ -61,14 +69,15 @@ DEER_GATES = HERE / "deer-gates.json"
 _ADAPTERS = {  # kind: (adapter, training record), read when asked (tests swap them)
     "tools": lambda: (TUNED_ADAPTER, TUNED_INFO),
     "papers": lambda: (PAPERS_ADAPTER, PAPERS_INFO),
+    "deer": lambda: (DEER_ADAPTER, DEER_INFO),
     "apps": lambda: (APPS_ADAPTER, APPS_INFO),
     "agent": lambda: (AGENT_ADAPTER, AGENT_INFO),
 }
 
 
 def tuned_adapter(kind: str = "tools") -> Path:
-    """A shipped adapter's path (kind: tools, papers, apps or agent), or a clear error when
-    this copy of toollearn lacks it."""
+    """A shipped adapter's path (kind: tools, papers, deer, apps or agent), or a clear
+    error when this copy of toollearn lacks it."""
     path = _ADAPTERS[kind]()[0]
     if not path.is_file():
         raise EngineError(
@@ -85,14 +94,24 @@ def tuned_stack(adapters: str = "") -> list[Path]:
 
 
 def tuned_info(kind: str = "tools") -> dict[str, Any]:
-    """A shipped adapter's training record (`train.json` of its run; kind: tools, papers, apps
-    or agent)."""
+    """A shipped adapter's training record (`train.json` of its run; kind: tools, papers, deer,
+    apps or agent)."""
     path = _ADAPTERS[kind]()[1]
     return json.loads(path.read_text()) if path.is_file() else {}
 
 
+_ONE_ADAPTER = {
+    PAPERS_ENGINE: "papers",
+    DEER_ENGINE: "deer",
+    APPS_ENGINE: "apps",
+}
+MERGED_ENGINES = (*_ONE_ADAPTER, AGENT_ENGINE)  # aliases of `tuned:` with shipped adapters
+ENGINE_NAMES = ("base", "tuned", *MERGED_ENGINES, UMI_ENGINE)  # every engine alias
+
+
 def resolve_alias(spec: str) -> str:
-    """'base[@A]' -> 'llama[@A]', 'tuned-apps[@A]' -> 'tuned:<apps adapter>[@A]',
+    """'base[@A]' -> 'llama[@A]', 'tuned-apps[@A]' -> 'tuned:<apps adapter>[@A]' (so too
+    tuned-deer and tuned-papers with theirs),
     'tuned-agent[@A]' -> 'tuned:<papers adapter>+<agent adapter>[@A]', 'tuned-umi[#ROLE]'
     -> 'llama@<alpha-UMi roles>#ROLE' (the role's stack applied at run time; ROLE single,
     planner, caller or summarizer; default single); other specs
@@ -102,10 +121,8 @@ def resolve_alias(spec: str) -> str:
     name, sep, extra = spec.partition("@")
     if name == "base":
         return "llama" + sep + extra
-    if name == APPS_ENGINE:
-        return f"tuned:{tuned_adapter('apps')}" + sep + extra
-    if name == PAPERS_ENGINE:
-        return f"tuned:{tuned_adapter('papers')}" + sep + extra
+    if name in _ONE_ADAPTER:
+        return f"tuned:{tuned_adapter(_ONE_ADAPTER[name])}" + sep + extra
     if name == AGENT_ENGINE:
         return f"tuned:{tuned_adapter('papers')}+{tuned_adapter('agent')}" + sep + extra
     if name.partition("#")[0] == UMI_ENGINE:
