@@ -18,7 +18,7 @@ prompts a model as it was trained; NOTICE names the data sources.
   `recipes/tools-135m-v3.yaml`), the default of `eval seal-tools`, `call --preset seal-tools`
   and `run --agent react|multi-call`; `tuned-agent` stacks on it. (Seal-Tools' own adapter,
   `recipes/seal-135m.yaml`, matches it alone and trails it in the pipeline on a test subset:
-  `results/eval-seal-135m`; not shipped yet.)
+  `results/eval-seal-135m`; not shipped until the dev split decides.)
 - `umi-135m/` (`tuned-umi[#ROLE]`, applied at run time): alpha-UMi's GLPFT roles, GPU-trained
   (a lent H100, 2,000 samples a role: `results/train/glpft-gpu`): the single-LLM stage-1
   adapter and the planner, caller and summarizer adapters trained on top of it;
