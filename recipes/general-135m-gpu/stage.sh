@@ -30,7 +30,7 @@ mkdir -p "$a/wheels" "$b/data"
 pins=$("$PY" -c "import importlib.metadata as m
 print(' '.join(f'{p}=={m.version(p)}' for p in ('trl', 'datasets', 'gguf', 'dill', 'multiprocess')))")
 # shellcheck disable=SC2086
-"$PY" -m pip download -q --no-deps -d "$a/wheels" $pins
+"$PY" -m pip download -q --no-deps --only-binary=:all: --python-version 3.12 -d "$a/wheels" $pins  # the device's Python
 model=$("$PY" -c "from toollearn.engines.llama import embedded_model_path as p; print(p())")
 split -b 50M -d -a 2 "$model" "$a/model.part-"
 mv "$a/model.part-01" "$b/"

@@ -224,6 +224,7 @@ def train(config: TrainConfig, callbacks: Sequence[Any] = ()) -> Path:
         "stopped_by_time_budget": bool(budget and budget.stopped),
         "precision": "bf16 autocast" if trainer.args.bf16 else "fp32",
         "processes": world_size(),  # a distributed run's (each took its share of every step)
+        "distributed": str(trainer.accelerator.distributed_type.value),  # NO, MULTI_GPU, FSDP
         "lm_head_scored": ("labelled positions" if compact(trainer.args.device)
                            else "every position"),  # training.compact_head
         "final_loss": _last(history, "loss"),
