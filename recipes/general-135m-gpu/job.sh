@@ -3,8 +3,10 @@
 # payload in /tmp (the model's first part, the wheels); `train` joins the model, unpacks the data
 # and runs `toollearn train --config recipes/general-135m.yaml` on it with the GPU's settings:
 # batch 32, no accumulation, one epoch of every sample, 7 minutes at most, bf16 (autocast, frozen
-# weights in bf16), the recipe's rank, learning rate and seed. What comes back under $OUT: the
-# GGUF adapter, its train.json, log.jsonl and this job's log (GPU-trained).
+# weights in bf16), the recipe's rank, learning rate and seed (TOKENS: a token budget the LR
+# schedule plans for, 0 = the epoch). What comes back under $OUT: the GGUF adapter in two parts
+# (`cat adapter.gguf.part-* > adapter.gguf`, its sha256 in adapter.sha256), its train.json,
+# log.jsonl and this job's log (GPU-trained).
 # DEVICE=cpu BATCH=2 SAMPLES=24 EVAL_SAMPLES=8 MINUTES=1 PY=.venv/bin/python runs the same
 # steps on a CPU (a check of the script; batch 32 of 2k-token rows would need far more memory
 # than the 24 GB here).
@@ -22,9 +24,13 @@ if [ "$step" = stage ]; then
   exit $?
 fi
 [ "$step" = train ] || { echo "unknown step $step" >&2; exit 2; }
-collect() {
+collect() {  # files come back at most 16 MiB each: the adapter (19 MB) in two parts
   mkdir -p "$OUT"
-  for f in adapter.gguf train.json log.jsonl; do cp "$run/$f" "$OUT/" 2>/dev/null; done
+  for f in train.json log.jsonl; do cp "$run/$f" "$OUT/" 2>/dev/null; done
+  if [ -f "$run/adapter.gguf" ]; then
+    split -b 10M -d -a 1 "$run/adapter.gguf" "$OUT/adapter.gguf.part-"
+    sha256sum "$run/adapter.gguf" | cut -d' ' -f1 >"$OUT/adapter.sha256"
+  fi
   cp /tmp/general-gpu-job.log "$OUT/job.log" 2>/dev/null
 }
 trap collect EXIT
@@ -43,7 +49,7 @@ samples=$("$PY" -c "import json; print(json.load(open('/tmp/data/data/stats.json
 "$PY" -m toollearn.cli.main train --config recipes/general-135m.yaml \
   --dataset /tmp/data/data --device "${DEVICE:-cuda}" --samples "${SAMPLES:-$samples}" \
   --set eval_samples="${EVAL_SAMPLES:-64}" \
-  --batch-size "${BATCH:-32}" --set grad_accum=1 --epochs 1 --max-tokens-seen 0 \
+  --batch-size "${BATCH:-32}" --set grad_accum=1 --epochs 1 --max-tokens-seen "${TOKENS:-0}" \
   --max-minutes "${MINUTES:-7}" --set save_steps=100000 --set eval_steps=100 --set logging_steps=10 \
   --output-dir $run
 echo "train rc $?"

@@ -22,6 +22,7 @@ TL=${TL:-.venv/bin/toollearn}
 R=results/calls-suite
 MORE=${MORE:-results/train/general-135m-more/adapter.gguf}  # the second stage
 STAGE1=recipes/data/general-135m-stage1.gguf  # the first stage (general-135m's adapter before)
+GPU=results/train/general-135m-gpu/adapter.gguf  # the GPU recipe's (recipes/general-135m-gpu)
 run() {  # NAME ARGS...
   local name=$1; shift
   "$TL" eval calls --split test --threads 1 --out "$R/$name" "$@"  # a later --split wins
@@ -88,6 +89,13 @@ for name in "${names[@]}"; do
     dev-chat-base) run "$name" --model base --split dev --category chat ;;
     dev-chat-general) run "$name" --engine "tuned:$STAGE1" --split dev --category chat ;;
     dev-chat-more) run "$name" --engine "tuned:$MORE" --split dev --category chat ;;
+    dev-gpu) run "$name" --engine "tuned:$GPU" --split dev --quick ;;
+    dev-gpu-default) run "$name" --engine "tuned:$GPU" --split dev --quick --call-gate \
+      --plan batch --repairs cut_off,schema,grounded,uses_results --reuse "$R/dev-gpu" ;;
+    dev-chat-gpu) run "$name" --engine "tuned:$GPU" --split dev --category chat ;;
+    gpu) sharded gpu --engine "tuned:$GPU" ;;
+    gpu-default) sharded gpu-default --engine "tuned:$GPU" --call-gate --plan batch \
+      --repairs cut_off,schema,grounded,uses_results --reuse "$R/gpu" ;;
     more) sharded more --engine "tuned:$MORE" ;;
     more-default) sharded more-default --engine "tuned:$MORE" --call-gate --plan batch \
       --repairs cut_off,schema,grounded,uses_results --reuse "$R/more" ;;

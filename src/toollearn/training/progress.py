@@ -87,6 +87,7 @@ def _any_process(flag: bool) -> bool:
         return flag
     import torch
 
-    t = torch.tensor([int(flag)])
+    on_gpu = dist.get_backend() == "nccl"  # NCCL reduces GPU tensors only
+    t = torch.tensor([int(flag)], device=torch.cuda.current_device() if on_gpu else "cpu")
     dist.all_reduce(t, op=dist.ReduceOp.MAX)
     return bool(t.item())

@@ -202,10 +202,14 @@ def train(config: TrainConfig, callbacks: Sequence[Any] = ()) -> Path:
     trainer = build_trainer(config, model, tok, rows, eval_rows, run, steps, callbacks)
     with compact_cpu_scoring() as compact:  # the LM head only where there is a label
         trainer.train(resume_from_checkpoint=checkpoint)
+    state = None
+    if trainer.is_fsdp_enabled:  # sharded weights: every process helps gather them whole
+        state = trainer.accelerator.get_state_dict(trainer.model)
     if not is_main_process():  # rank 0 writes the run's files
         return run
     final = run / ("adapter" if config.method == "lora" else "model")
-    trainer.model.save_pretrained(final)
+    model = trainer.accelerator.unwrap_model(trainer.model)
+    model.save_pretrained(final, **({"state_dict": state} if state is not None else {}))
     tok.save_pretrained(final)
     history = trainer.state.log_history
     info = {
