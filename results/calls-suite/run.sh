@@ -12,9 +12,10 @@
 # items) chose what ships: which adapter is `tuned`, which gates and plan the default preset
 # keeps.
 # `tuned` was the first stage (recipes/data/general-135m-stage1.gguf) until the second stage
-# shipped on 2026-12-03 (`more`, `more-default`): to predict an earlier run again from scratch,
-# name the first stage's file (`--engine tuned:$STAGE1` for `--model tuned`); a run folder
-# refuses to continue with another adapter than the one that wrote it.
+# shipped on 2026-12-03 (`more`, `more-default`), the second until the GPU-trained adapter
+# shipped on 2026-12-04 (`gpu`, `gpu-default`; `dev-gpu*` chose it): to predict an earlier run
+# again from scratch, name its adapter's file (`--engine tuned:$STAGE1` for `--model tuned`); a
+# run folder refuses to continue with another adapter than the one that wrote it.
 # Usage: bash results/calls-suite/run.sh [NAME ...]   (default: all; resumable)
 set -euo pipefail
 cd "$(dirname "$0")/../.."

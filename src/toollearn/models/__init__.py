@@ -6,11 +6,11 @@ prompts a model as it was trained; NOTICE names the data sources.
 - `general-135m.gguf`, the package default (`tuned`: merged into the embedded
   SmolLM2-135M-Instruct's weights, `engines.llama_merge`; the model of `serve`, `call`, `run`,
   `mcp`, `tune` and the Python API; `llama@<TUNED_ADAPTER>` applies it at run time): a LoRA
-  (GGUF, f16) trained on the general tool-calling format only (`datagen general`) on a 2-core
-  CPU in two stages, one session each: `recipes/general-135m.yaml`, then
-  `recipes/general-135m-more.yaml` from the first stage's exported adapter
-  (`recipes/data/general-135m-stage1.gguf`) on another draw of the same data.
-  `general-135m.train.json` records the second stage (data hashes, settings, start adapter).
+  (GGUF, f16) trained on the general tool-calling format only (`datagen general`),
+  GPU-trained: `recipes/general-135m-gpu/` (the CPU recipe `recipes/general-135m.yaml` at GPU
+  scale, 14M tokens on a lent H200; the CPU recipe's two-stage adapter that shipped before is
+  `results/train/general-135m-more/adapter.gguf`). `general-135m.train.json` records the run
+  (data hashes, settings, package versions).
 - `deer-135m.gguf` (`tuned-deer`, merged): DEER's released format only (`recipes/deer-135m.yaml`),
   the default of `eval deer` and `run --agent deer`.
 - `tools-135m.gguf` (`tuned-papers`, merged): the papers' formats in one adapter (DEER,
