@@ -94,6 +94,14 @@ for name in "${names[@]}"; do
     dev-gpu-default) run "$name" --engine "tuned:$GPU" --split dev --quick --call-gate \
       --plan batch --repairs cut_off,schema,grounded,uses_results --reuse "$R/dev-gpu" ;;
     dev-chat-gpu) run "$name" --engine "tuned:$GPU" --split dev --category chat ;;
+    dev-gpu-gate) run "$name" --engine "tuned:$GPU" --split dev --quick --call-gate \
+      --reuse "$R/dev-gpu" ;;
+    dev-gpu-plan) run "$name" --engine "tuned:$GPU" --split dev --quick --plan batch \
+      --reuse "$R/dev-gpu" ;;
+    dev-gpu-repairs) run "$name" --engine "tuned:$GPU" --split dev --quick \
+      --repairs cut_off,schema,grounded,uses_results --reuse "$R/dev-gpu" ;;
+    dev-gpu-gate-repairs) run "$name" --engine "tuned:$GPU" --split dev --quick --call-gate \
+      --repairs cut_off,schema,grounded,uses_results --reuse "$R/dev-gpu" ;;
     gpu) sharded gpu --engine "tuned:$GPU" ;;
     gpu-default) sharded gpu-default --engine "tuned:$GPU" --call-gate --plan batch \
       --repairs cut_off,schema,grounded,uses_results --reuse "$R/gpu" ;;
