@@ -105,6 +105,10 @@ for name in "${names[@]}"; do
     gpu) sharded gpu --engine "tuned:$GPU" ;;
     gpu-default) sharded gpu-default --engine "tuned:$GPU" --call-gate --plan batch \
       --repairs cut_off,schema,grounded,uses_results --reuse "$R/gpu" ;;
+    gpu-default-open) sharded "$name" --engine "tuned:$GPU" --call-gate --plan batch \
+      --repairs cut_off,schema,grounded,uses_results --reuse "$R/gpu" ;;
+    dev-gpu-default-open) run "$name" --engine "tuned:$GPU" --split dev --quick --call-gate \
+      --plan batch --repairs cut_off,schema,grounded,uses_results --reuse "$R/dev-gpu" ;;
     more) sharded more --engine "tuned:$MORE" ;;
     more-default) sharded more-default --engine "tuned:$MORE" --call-gate --plan batch \
       --repairs cut_off,schema,grounded,uses_results --reuse "$R/more" ;;

@@ -249,6 +249,58 @@ def test_batch_mode_calls_the_plan_in_one_list_then_what_waits_then_replies():
     assert turns == [[WEATHER], [FUND], [RETURNS]]  # each waits for the one before it
 
 
+def test_batch_mode_may_call_where_a_request_found_no_tool_in_the_first_list_only():
+    from toollearn.agents.tool_calls import batch_turn
+    from toollearn.decoding.tool_calls import no_call_constraint, tool_calls_constraint
+
+    requests = [
+        {"request": "a", "tool": None, "similarity": 0.2, "open": True},
+        {"request": "b", "tool": "getWeather", "similarity": 0.5},
+        {"request": "c", "tool": None, "similarity": 0.1},  # adds to b: no place of its own
+        {"request": "d", "tool": "getHedgeFundReturns", "similarity": 0.5, "waits": True},
+    ]
+    plan = Plan(["getWeather", "getHedgeFundReturns"], requests)
+    assert plan.slots == [(None, False), ("getWeather", False), ("getHedgeFundReturns", True)]
+    assert plan.calls == [("getWeather", False), ("getHedgeFundReturns", True)]
+    shown = [WEATHER, FUND, RETURNS]
+    offered, first = batch_turn(plan, [], shown, 0)
+    assert offered == shown  # the open place may call any shown tool
+    assert first.grammar == tool_calls_constraint(shown, sequence=[None, "getWeather"]).grammar
+    offered, second = batch_turn(plan, ["getWeather", "getWeather"], shown, 1)
+    assert offered == [RETURNS]  # no open place after the first list
+    assert batch_turn(plan, ["getWeather", "getHedgeFundReturns"], shown, 2) == (
+        [], no_call_constraint())  # fmt: skip
+    nothing = Plan([], [requests[0], {**requests[2], "open": True}])
+    assert nothing.slots == [] and batch_turn(nothing, [], shown, 0) == (shown, None)
+
+
+def test_batch_plans_leave_a_place_for_a_request_no_tool_is_close_to():
+    """A dev item: the first question is below the floor, the second lands on the one tool;
+    the batch keeps a place for the first instead of calling once."""
+    runes = Tool("Runes", "Cast runes and read them to answer a question about your life",
+                 {"type": "object", "properties": {"query": {"type": "string"}}})  # fmt: skip
+    planner = ClausePlanner.for_mode("batch")
+    plan = planner.plan("Who won the cup in 1998? Next, cast the runes about my career.", [runes])
+    assert plan.requests[0]["tool"] is None and plan.requests[0]["open"]
+    assert plan.slots == [(None, False), ("Runes", False)]
+    joined = planner.plan("Get the weather in Oslo. My aunt lives there.", [WEATHER, FUND])
+    assert joined.slots == [("getWeather", False)]  # a sentence that opens nothing after a call
+    assert "open" not in joined.requests[1]
+
+
+def test_a_sentence_that_joins_a_request_is_never_unfit():
+    """A dev item: a detail sentence lands on its request's tool far below it; it asks
+    nothing new, so it does not end the plan."""
+    campaign = Tool("createPromotionCampaign", "Create a sales promotion campaign", _NO_PARAMS)
+    post = Tool("postStatusUpdate", "Post a status update on social media", _NO_PARAMS)
+    query = ("Create a sales promotion campaign for the Summer Sale. The target audience for "
+             "this campaign is young professionals.")  # fmt: skip
+    plan = ClausePlanner.for_mode("batch").plan(query, [campaign, post])
+    first, detail = plan.requests
+    assert detail["joins"] and first["similarity"] - detail["similarity"] > 0.15
+    assert plan.unfit is None and plan.calls == [("createPromotionCampaign", False)]
+
+
 def test_a_plan_needs_a_known_mode():
     from toollearn.agents import ToolCallsAgent
     from toollearn.engines import ScriptedEngine

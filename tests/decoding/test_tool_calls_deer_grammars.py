@@ -102,6 +102,19 @@ def test_a_call_sequence_admits_exactly_those_calls_in_order(admits):
 
 
 @pytest.mark.model
+def test_a_none_in_a_call_sequence_is_an_optional_call_of_any_tool(admits):
+    grammar = tool_calls_constraint([WEATHER, CTCP], sequence=[None, "CTCP", None]).grammar
+    rome = '{"name": "weather", "arguments": {"city": "Rome"}}'
+    ctcp = '{"name": "CTCP", "arguments": {"nctid": "N1"}}'
+    ok = (f"[{ctcp}]", f"[{rome}, {ctcp}]", f"[{ctcp}, {rome}]", f"[{rome}, {ctcp}, {ctcp}]")
+    for text in ok:
+        assert admits(grammar, text), text
+    assert not admits(grammar, f"[{rome}]")  # the named call is due
+    assert not admits(grammar, f"[{rome}, {rome}, {ctcp}]")  # one optional call a place
+    assert not admits(grammar, f"[, {ctcp}]")
+
+
+@pytest.mark.model
 @pytest.mark.parametrize(
     ("stage", "text", "ok"),
     [
@@ -127,6 +140,8 @@ def test_builders_reject_bad_input():
         tool_calls_constraint([WEATHER], sequence=["CTCP"])
     with pytest.raises(ValueError, match="listed tools only"):
         tool_calls_constraint([WEATHER], sequence=[])
+    with pytest.raises(ValueError, match="listed tools only"):
+        tool_calls_constraint([WEATHER], sequence=[None])  # no call is due
     with pytest.raises(ValueError):
         deer_constraint([CTCP], stage="later")
     with pytest.raises(ValueError):

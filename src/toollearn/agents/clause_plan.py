@@ -20,7 +20,8 @@ Two requests that still share a tool and whose cosines with it differ by more th
 `unfit_gap` (0.15, chosen on dev's plans) mark the weaker one unfit: no shown tool fits it (the
 tool it asks for is not there, so it lands on a sibling's), and the plan ends before it
 (`Plan.unfit`); the agent then replies after the planned calls instead of calling on
-(`results/agent-plan-unfit`). None or a negative gap turns it off.
+(`results/agent-plan-unfit`). A sentence that `joins` the request before it (below) is not
+compared: it adds details and asks nothing new. None or a negative gap turns it off.
 
 A sentence that does not open a request (no step word: "The tomatoes will be planted in loam
 soil.") and lands on the tool of the request before it adds to that request (`joins`). A
@@ -31,15 +32,20 @@ one is planned at a lower similarity (`FOLLOW_SIMILARITY`, 0.2: "Besides that, c
 ..." against a task tool), and "... and <the same preposition> <another value>" ("the weather
 in Paris and in Rome") is the request before it again, of another value (`again`): a second
 call of its tool, or, where that tool has an array parameter (several values in one call),
-joined to it. These rules were set on the general suite's dev split
-(`results/calls-suite/dev-general-gate-plan-batch`).
+joined to it. A request that opens (or comes before any planned one) but is close to no tool
+is `open`: the batch leaves an optional call of any shown tool in its place (`Plan.slots`), so
+a question the encoder cannot place ("What should I focus on to grow?" before "Next, cast the
+runes ...") is neither forced into a call nor dropped from the list. These rules were set on
+the general suite's dev split (`results/calls-suite/dev-general-gate-plan-batch`; open places
+and the joins rule: `dev-gpu-default-open`, 55.5 -> 57.0).
 
 `agents.tool_calls.ToolCallsAgent(plan=...)` follows it: until every planned tool has been
 called, each turn may call only the due one (`"due"`), or the due one and any tool outside the
 plan (`"order"`: a later step's tool cannot come first); then the model is free again, or
 (`"due-reply"`) the due one each turn and, once every planned tool has been called, the
-reply; or (`"batch"`) every request's call in one list, a tool asked twice called twice, a
-request that waits once every request before it is made, then the reply.
+reply; or (`"batch"`) every request's call in one list, a tool asked twice called twice, an
+open request's optional call in its place (the first list only), a request that waits once
+every request before it is made, then the reply.
 """
 
 from __future__ import annotations
@@ -133,6 +139,21 @@ class Plan:
                 out.append((r["tool"], bool(r.get("waits"))))
         return out
 
+    @property
+    def slots(self) -> list[tuple[str | None, bool]]:
+        """`calls` with each `open` request (no shown tool close enough) in its place as
+        (None, False): a call the batch may make there or not, of any shown tool; [] where no
+        request is planned."""
+        out: list[tuple[str | None, bool]] = []
+        for r in self.requests:
+            if r.get("unfit"):
+                break
+            if r.get("open"):
+                out.append((None, False))
+            elif r["tool"] is not None and not r.get("joins"):
+                out.append((r["tool"], bool(r.get("waits"))))
+        return out if any(tool for tool, _ in out) else []
+
     def due(self, called: set[str]) -> str | None:
         """The first planned tool not called yet; None once all are."""
         return next((name for name in self.tools if name not in called), None)
@@ -214,6 +235,7 @@ class ClausePlanner:
                     **({"again": True} if again else {}),
                     **({"waits": True} if asked and WAITS.search(part) else {}),
                     **({"joins": True} if tool and tool == last and not opens else {}),
+                    **({"open": True} if tool is None and (opens or not last) else {}),
                 }
             )
             if tool is not None and tool not in names:
@@ -228,12 +250,13 @@ class ClausePlanner:
     def _unfit(self, asked: list[dict[str, Any]]) -> int | None:
         """The first request that shares its tool with an earlier one and is the weaker of the
         two by more than `unfit_gap`, or the earlier one where that is the weaker; None. A
-        request asked `again` of another value is not compared (its words name no tool)."""
+        request asked `again` of another value is not compared (its words name no tool), nor
+        a sentence that `joins` the request before it (it adds details, asks nothing new)."""
         if self.unfit_gap is None:
             return None
         first: dict[str, int] = {}
         for k, r in enumerate(asked):
-            if r["tool"] is None or r.get("again"):
+            if r["tool"] is None or r.get("again") or r.get("joins"):
                 continue
             j = first.setdefault(r["tool"], k)
             gap = r["similarity"] - asked[j]["similarity"]
@@ -268,6 +291,7 @@ class ClausePlanner:
             out["distinct_margin"] = self.distinct_margin
         if self.unfit_gap is not None:
             out["unfit_gap"] = self.unfit_gap
-        if self.follow_similarity is not None:
+        if self.follow_similarity is not None:  # the batch planner: its lists keep open places
             out["follow_similarity"] = self.follow_similarity
+            out["open_places"] = True
         return out

@@ -30,8 +30,9 @@ done, unless the first turn's gate leaves the model free to decline), or the due
 outside the plan (`order`: no later step first, the reply open). Then the turns are free, but
 where the plan ends at a request no shown tool fits (`Plan.unfit`), or with `"due-reply"`:
 then the reply. With `"batch"` each turn calls every planned request's tool not called yet in one
-list, in order (a tool asked twice called twice), but a request that waits for an earlier
-result while an earlier one is not called yet; then the reply. The plan is a `planner` step of
+list, in order (a tool asked twice called twice; where a request found no tool, an optional
+call of any shown tool), but a request that waits for an earlier result while an earlier one
+is not called yet; then the reply. The plan is a `planner` step of
 the trace.
 """
 
@@ -80,21 +81,29 @@ def planned_turn(plan: Plan | None, mode: str, called: Sequence[str], shown: lis
 def batch_turn(plan: Plan | None, called: Sequence[str], shown: list[Tool], step: int,
                decision: str | None = None) -> tuple[list[Tool], Any]:  # fmt: skip
     """`"batch"`: the planned calls not made yet in one list, in order, but a request that
-    waits for a result while a request before it is not made yet; then the reply; (shown,
-    None) where nothing is planned."""
-    if plan is None or not plan.calls:
+    waits for a result while a request before it is not made yet; in the first batch, an
+    optional call of any shown tool where a request is planned to no tool (`Plan.slots`);
+    then the reply; (shown, None) where nothing is planned."""
+    slots = plan.slots if plan is not None else []
+    if not slots:
         return shown, None
     made = Counter(called)
-    left = []
-    for tool, waits in plan.calls:
-        if made[tool]:
+    first = not any(made[tool] for tool, _ in slots if tool)
+    left: list[tuple[str | None, bool]] = []
+    for tool, waits in slots:
+        if tool is None:
+            if first:
+                left.append((None, False))
+        elif made[tool]:
             made[tool] -= 1
         else:
             left.append((tool, waits))
-    if not left:
+    due = [i for i, (tool, _) in enumerate(left) if tool]
+    if not due:
         return [], no_call_constraint()  # the planned calls made: the reply, no more calls
-    batch = [tool for i, (tool, waits) in enumerate(left) if not waits or i == 0]
-    offered = [t for t in shown if t.name in set(batch)]
+    batch = [tool for i, (tool, waits) in enumerate(left) if not waits or i == due[0]]
+    names = {tool for tool in batch if tool}
+    offered = shown if None in batch else [t for t in shown if t.name in names]
     may_decline = step == 0 and decision != "sure call"
     return offered, tool_calls_constraint(offered, allow_no_call=may_decline, sequence=batch)
 

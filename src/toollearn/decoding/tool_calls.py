@@ -6,7 +6,8 @@ Schema: nested objects, arrays with typed items, enums, numbers; strings may hol
 character), or, when `allow_no_call`, `[]` optionally followed by a newline and a plain-text
 answer. `required=True` (OpenAI's tool_choice "required") removes the no-call branch;
 `no_call_constraint` admits only the no-call answer (a call gate declined for the model).
-`sequence`: the tool names the list must call, in that order (a call plan's batch).
+`sequence`: the tool names the list must call, in that order (a call plan's batch); a None in
+it is a call of any listed tool that the list may make there or leave out.
 `reply`: a JSON Schema the reply must follow (OpenAI's `response_format`; `{"type":
 "object"}` for any JSON object); the reply is then required. `reply_constraint` is the same
 without tools.
@@ -33,16 +34,17 @@ def tool_calls_grammar(
     allow_no_call: bool = True,
     max_calls: int = MAX_CALLS,
     reply: dict[str, Any] | None = None,
-    sequence: Sequence[str] | None = None,
+    sequence: Sequence[str | None] | None = None,
 ) -> str:
     """GBNF text of the general call list over these tools (with `sequence`: exactly those
-    calls, in order)."""
+    calls, in order, each None an optional call of any tool)."""
     if not tools:
         raise ValueError("a call-list grammar needs at least one tool")
     if max_calls < 1:
         raise ValueError("max_calls must be at least 1")
     index = {tool.name: i for i, tool in enumerate(tools)}
-    if sequence is not None and (not sequence or any(n not in index for n in sequence)):
+    named = [n for n in sequence or () if n is not None]
+    if sequence is not None and (not named or any(n not in index for n in named)):
         raise ValueError(f"a call sequence names listed tools only: {list(sequence)}")
     rules = SchemaRules()
     answer = _answer_rule(rules, reply)
@@ -56,14 +58,28 @@ def tool_calls_grammar(
     more = f' (", " call){{0,{max_calls - 1}}}' if max_calls > 1 else ""
     root = f'"[" call{more} "]"'
     if sequence is not None:
-        root = '"[" ' + ' ", " '.join(f"call{index[n]}" for n in sequence) + ' "]"'
+        root = f'"[" {_sequence(sequence, index)} "]"'
     if allow_no_call:
         root += f" | {gbnf_literal(NO_CALL)} answer"
-    call = [] if sequence is not None else ["call ::= " + " | ".join(alts)]
+    free = sequence is None or None in sequence
+    call = ["call ::= " + " | ".join(alts)] if free else []
     lines = [f"root ::= {root}", *call, *rules.lines]
     if allow_no_call:
         lines.append(answer)
     return "\n".join([*lines, JSON_VALUE_RULES]) + "\n"
+
+
+def _sequence(sequence: Sequence[str | None], index: dict[str, int]) -> str:
+    """The calls of a sequence, comma-separated; a None is `call` or nothing (its comma goes
+    after it before the first named call, before it after one)."""
+    parts, named = [], False
+    for name in sequence:
+        if name is None:
+            parts.append('(", " call)?' if named else '(call ", ")?')
+        else:
+            parts.append(('", " ' if named else "") + f"call{index[name]}")
+            named = True
+    return " ".join(parts)
 
 
 def _answer_rule(rules: SchemaRules, reply: dict[str, Any] | None) -> str:
@@ -78,7 +94,7 @@ def tool_calls_constraint(
     allow_no_call: bool = True,
     max_calls: int = MAX_CALLS,
     reply: dict[str, Any] | None = None,
-    sequence: Sequence[str] | None = None,
+    sequence: Sequence[str | None] | None = None,
 ) -> Constraint:
     """A GBNF constraint admitting only general call lists (or the no-call answer)."""
     grammar = tool_calls_grammar(tools, allow_no_call, max_calls, reply, sequence)
