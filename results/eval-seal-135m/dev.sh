@@ -19,7 +19,7 @@ run seal-135m results/train/seal-135m/adapter.gguf &
 wait
 for name in tools-135m seal-135m; do
   mkdir -p "$OUT/$name"
-  cp "$RUN/$name"/{config.json,predictions.jsonl,scores.json} "$OUT/$name/"
+  cp "$RUN/$name"/{config.json,predictions.jsonl,sessions.jsonl,scores.json} "$OUT/$name/"
   "$TL" eval seal-filter --run "$OUT/$name" --margin 0 --foreign-values all --iso-dates \
     --out "$OUT/$name-post" --data-root ../shared/data
 done

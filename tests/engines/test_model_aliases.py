@@ -1,5 +1,5 @@
-"""The engine names `base`, `tuned`, `tuned-deer`, `tuned-papers`, `tuned-apps`, `tuned-agent`
-and `tuned-umi` (the shipped adapters), resolved without a model."""
+"""The engine names `base`, `tuned`, `tuned-deer`, `tuned-seal`, `tuned-papers`, `tuned-apps`,
+`tuned-agent` and `tuned-umi` (the shipped adapters), resolved without a model."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ from toollearn.models import (
     APPS_ADAPTER,
     DEER_ADAPTER,
     PAPERS_ADAPTER,
+    SEAL_ADAPTER,
     TUNED_ADAPTER,
     UMI_ROLES,
     resolve_alias,
@@ -33,6 +34,7 @@ def test_aliases_resolve_to_llama_specs():
     assert resolve_alias("tuned-apps@/x.gguf") == f"tuned:{APPS_ADAPTER}@/x.gguf"
     assert resolve_alias("tuned-papers") == f"tuned:{PAPERS_ADAPTER}"  # the papers' formats
     assert resolve_alias("tuned-deer") == f"tuned:{DEER_ADAPTER}"  # DEER's format only
+    assert resolve_alias("tuned-seal") == f"tuned:{SEAL_ADAPTER}"  # Seal-Tools' format only
     stack = f"tuned:{PAPERS_ADAPTER}+{AGENT_ADAPTER}"  # the agent adapter on the papers' one
     assert resolve_alias("tuned-agent") == stack
     assert resolve_alias("tuned-agent@/x.gguf") == f"{stack}@/x.gguf"
@@ -40,7 +42,8 @@ def test_aliases_resolve_to_llama_specs():
         assert resolve_alias(other) == other
     assert is_llama("tuned") and is_llama("base@/x.gguf") and not is_llama("hf:/dir")
     assert is_llama("tuned-apps") and is_llama("tuned-agent")
-    assert is_llama("tuned-papers") and is_llama("tuned-deer")
+    assert is_llama("tuned-papers") and is_llama("tuned-deer") and is_llama("tuned-seal")
+    assert models.spec_docs("tuned-seal") == models.adapter_docs(SEAL_ADAPTER)
     # a newly trained adapter merged in: --threads and --n-seq must reach llama.cpp too
     assert is_llama("tuned:/a.gguf+/b.gguf") and is_llama("tuned:/a.gguf@/c.gguf")
     assert engine_options("tuned:/a.gguf", 1, n_seq=8) == {"n_threads": 1, "n_seq": 8}
@@ -71,12 +74,13 @@ def test_the_alpha_umi_roles_resolve_to_their_adapter_stacks():
 def test_the_adapters_ship_with_their_training_records():
     call_gate = TUNED_ADAPTER.parent / "deer-call-gate" / "adapter_model.safetensors"
     umi = sorted(UMI_ROLES.glob("*.gguf"))
-    shipped = (TUNED_ADAPTER, PAPERS_ADAPTER, DEER_ADAPTER, APPS_ADAPTER, AGENT_ADAPTER,
-               call_gate, *umi)  # fmt: skip
+    shipped = (TUNED_ADAPTER, PAPERS_ADAPTER, DEER_ADAPTER, SEAL_ADAPTER, APPS_ADAPTER,
+               AGENT_ADAPTER, call_gate, *umi)  # fmt: skip
     sizes = [path.stat().st_size for path in shipped]
     # at most 25 MB before the general adapter (issue 15); it adds 19.6 MB (rank 32, f16), the
-    # alpha-UMi roles in their own adapters 37.4 MB (four of rank 16), DEER's 9.8 (issue 74)
-    assert len(umi) == 4 and sum(sizes) < 92 * 2**20
+    # alpha-UMi roles in their own adapters 37.4 MB (four of rank 16), DEER's and Seal-Tools'
+    # 9.8 each (issue 74)
+    assert len(umi) == 4 and sum(sizes) < 101 * 2**20
     roles = json.loads((UMI_ROLES / "adapters.json").read_text())["gguf"]
     assert set(roles) == {"single", "planner", "caller", "summarizer"}
     assert all((UMI_ROLES / f"{name}.train.json").is_file() for name in roles)
@@ -96,6 +100,8 @@ def test_the_adapters_ship_with_their_training_records():
     assert info["datasets"] and tuned_info("papers")["datasets"] != info["datasets"]
     deer = tuned_info("deer")  # DEER's decision branches only
     assert [Path(d).name for d in deer["datasets"]] == ["deer"] and "deer-135m.gguf" in notice
+    seal = tuned_info("seal")  # the Seal-Tools paper's prompt and call list only
+    assert [Path(d).name for d in seal["datasets"]] == ["seal-v2"] and "seal-135m.gguf" in notice
 
 
 def test_a_missing_adapter_is_a_clear_error(monkeypatch, tmp_path):

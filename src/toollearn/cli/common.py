@@ -7,7 +7,8 @@ from typing import Any
 
 ENGINE_HELP = (
     "engine spec (default: %(default)s; tuned: the embedded model with the shipped general "
-    "adapter (general-135m), tuned-deer: with DEER's adapter (deer-135m), "
+    "adapter (general-135m), tuned-deer: with DEER's adapter (deer-135m), tuned-seal: with "
+    "Seal-Tools' (seal-135m), "
     "tuned-papers: with the papers' formats in one adapter (tools-135m), "
     "tuned-apps: with the apps-135m adapter, tuned-agent: with tools-135m and the agent-135m "
     "adapter for multi-turn calls, tuned-umi: the alpha-UMi role adapters (umi-135m, "
@@ -33,8 +34,8 @@ def add_engine_args(
     llama_knobs: bool = True,
     engine_help: str = ENGINE_HELP,
 ) -> None:
-    """--engine (and its shorthand --model base|tuned|tuned-papers|tuned-apps|tuned-agent|
-    tuned-umi), --threads, and
+    """--engine (and its shorthand --model base|tuned|tuned-deer|tuned-seal|tuned-papers|
+    tuned-apps|tuned-agent|tuned-umi), --threads, and
     (`llama_knobs`) llama.cpp's --weights, --prefill-weights and --flash-attn. `default`: the
     engine when none is named (the shipped general adapter unless a command says otherwise)."""
     from toollearn.models import DEFAULT_ENGINE, ENGINE_NAMES
@@ -44,7 +45,8 @@ def add_engine_args(
     if model_flag:
         p.add_argument("--model", dest="engine", choices=ENGINE_NAMES,
                        help="the embedded model plain (base), with the shipped default adapter "
-                       "(tuned), DEER's (tuned-deer), the papers' formats' in one "
+                       "(tuned), DEER's (tuned-deer), Seal-Tools' (tuned-seal), the papers' "
+                       "formats' in one "
                        "(tuned-papers), the apps' (tuned-apps), the papers' "
                        "and agent adapters (tuned-agent) or alpha-UMi's role adapters "
                        f"(tuned-umi); default {default}; the same as --engine NAME")  # fmt: skip

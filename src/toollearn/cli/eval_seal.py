@@ -16,7 +16,7 @@ from toollearn.cli.common import (
     is_llama,
     llama_flags,
 )
-from toollearn.models import PAPERS_ENGINE
+from toollearn.models import SEAL_ENGINE
 
 
 def register_eval(eval_sub: Any) -> None:
@@ -53,7 +53,7 @@ def register_eval(eval_sub: Any) -> None:
         "[] as a format failure, and every Seal-Tools query needs calls",
     )
     add_data_args(p, "seal-tools/")
-    add_engine_args(p, default=PAPERS_ENGINE)  # the papers' formats' adapter
+    add_engine_args(p, default=SEAL_ENGINE)  # Seal-Tools' own adapter
     add_run_args(p, out_required=False)
     p.add_argument(
         "--modes",

@@ -27,8 +27,8 @@ def register(subparsers: Any) -> None:
     p.set_defaults(engine=None)  # --model and --adapter choose, unless --engine is given
     p.add_argument("--model", default=None,
                    help="tuned (the embedded model with the shipped adapter; the preset's "
-                   "default), tuned-deer, tuned-papers, tuned-apps, tuned-agent, base (as "
-                   "released; the default with --adapter), or a GGUF file")  # fmt: skip
+                   "default), tuned-deer, tuned-seal, tuned-papers, tuned-apps, tuned-agent, "
+                   "base (as released; the default with --adapter), or a GGUF file")  # fmt: skip
     p.add_argument("--adapter", default=None, help="a GGUF LoRA adapter to apply")
     p.add_argument(
         "--model-id",
@@ -87,6 +87,7 @@ def default_model_id(model: str | None, adapter: str | None, default: str = "tun
         "tuned-apps": "smollm2-135m-apps",
         "tuned-papers": "smollm2-135m-papers",
         "tuned-deer": "smollm2-135m-deer",
+        "tuned-seal": "smollm2-135m-seal",
         "tuned-agent": "smollm2-135m-agent",
     }
     name = names.get(model, Path(model).stem)

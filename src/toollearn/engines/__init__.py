@@ -16,8 +16,11 @@
                                 "tuned@/more.gguf" adds a runtime LoRA; toollearn.models)
   "tuned-deer"                  the embedded model with DEER's adapter (deer-135m) merged
                                 (`eval deer`, `run --agent deer`)
+  "tuned-seal"                  the embedded model with Seal-Tools' adapter (seal-135m) merged
+                                (`eval seal-tools`)
   "tuned-papers"                the embedded model with the papers' formats in one adapter
-                                (tools-135m) merged (`eval seal-tools`, `run --agent react`)
+                                (tools-135m) merged (`call --preset seal-tools`,
+                                `run --agent react`)
   "tuned-apps"                  the embedded model with the shipped apps-135m adapter merged
                                 (the app benchmarks' default; "tuned:<its path>")
   "tuned-umi[#ROLE]"            the embedded model with alpha-UMi's shipped role adapters at

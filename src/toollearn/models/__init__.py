@@ -1,5 +1,5 @@
 """The tuned adapters that ship with toollearn, and the engine names `base`, `tuned`,
-`tuned-deer`, `tuned-papers`, `tuned-apps`, `tuned-agent` and `tuned-umi`. Each
+`tuned-deer`, `tuned-seal`, `tuned-papers`, `tuned-apps`, `tuned-agent` and `tuned-umi`. Each
 adapter's training record names how its prompts list tools (`spec_docs`), so every command
 prompts a model as it was trained; NOTICE names the data sources.
 
@@ -13,12 +13,15 @@ prompts a model as it was trained; NOTICE names the data sources.
   (data hashes, settings, package versions).
 - `deer-135m.gguf` (`tuned-deer`, merged): DEER's released format only (`recipes/deer-135m.yaml`),
   the default of `eval deer` and `run --agent deer`.
+- `seal-135m.gguf` (`tuned-seal`, merged): the Seal-Tools paper's prompt and call list only
+  (`recipes/seal-135m.yaml`), the default of `eval seal-tools`: chosen over the papers' shared
+  adapter on Seal-Tools' dev split (175 queries, constrained: Tool F1 77.3 -> 84.5, Param F1
+  45.2 -> 48.3; `results/eval-seal-135m/dev`).
 - `tools-135m.gguf` (`tuned-papers`, merged): the papers' formats in one adapter (DEER,
   Seal-Tools, the apps, alpha-UMi's single LLM and natural ToolDEER calls:
-  `recipes/tools-135m-v3.yaml`), the default of `eval seal-tools`, `call --preset seal-tools`
-  and `run --agent react|multi-call`; `tuned-agent` stacks on it. (Seal-Tools' own adapter,
-  `recipes/seal-135m.yaml`, matches it alone and trails it in the pipeline on a test subset:
-  `results/eval-seal-135m`; not shipped until the dev split decides.)
+  `recipes/tools-135m-v3.yaml`), the model of `call --preset seal-tools` (its pipeline was
+  fitted on dev with this adapter) and `run --agent react|multi-call`; `tuned-agent` stacks on
+  it.
 - `umi-135m/` (`tuned-umi[#ROLE]`, applied at run time): alpha-UMi's GLPFT roles, GPU-trained
   (a lent H100, 2,000 samples a role: `results/train/glpft-gpu`): the single-LLM stage-1
   adapter and the planner, caller and summarizer adapters trained on top of it;
@@ -55,6 +58,9 @@ PAPERS_ENGINE = "tuned-papers"
 DEER_ADAPTER = HERE / "deer-135m.gguf"  # DEER's released format only
 DEER_INFO = HERE / "deer-135m.train.json"
 DEER_ENGINE = "tuned-deer"
+SEAL_ADAPTER = HERE / "seal-135m.gguf"  # the Seal-Tools paper's prompt and call list only
+SEAL_INFO = HERE / "seal-135m.train.json"
+SEAL_ENGINE = "tuned-seal"
 APPS_ADAPTER = HERE / "apps-135m.gguf"
 APPS_INFO = HERE / "apps-135m.train.json"
 APPS_ENGINE = "tuned-apps"
@@ -70,13 +76,14 @@ _ADAPTERS = {  # kind: (adapter, training record), read when asked (tests swap t
     "tools": lambda: (TUNED_ADAPTER, TUNED_INFO),
     "papers": lambda: (PAPERS_ADAPTER, PAPERS_INFO),
     "deer": lambda: (DEER_ADAPTER, DEER_INFO),
+    "seal": lambda: (SEAL_ADAPTER, SEAL_INFO),
     "apps": lambda: (APPS_ADAPTER, APPS_INFO),
     "agent": lambda: (AGENT_ADAPTER, AGENT_INFO),
 }
 
 
 def tuned_adapter(kind: str = "tools") -> Path:
-    """A shipped adapter's path (kind: tools, papers, deer, apps or agent), or a clear
+    """A shipped adapter's path (kind: tools, papers, deer, seal, apps or agent), or a clear
     error when this copy of toollearn lacks it."""
     path = _ADAPTERS[kind]()[0]
     if not path.is_file():
@@ -95,7 +102,7 @@ def tuned_stack(adapters: str = "") -> list[Path]:
 
 def tuned_info(kind: str = "tools") -> dict[str, Any]:
     """A shipped adapter's training record (`train.json` of its run; kind: tools, papers, deer,
-    apps or agent)."""
+    seal, apps or agent)."""
     path = _ADAPTERS[kind]()[1]
     return json.loads(path.read_text()) if path.is_file() else {}
 
@@ -103,6 +110,7 @@ def tuned_info(kind: str = "tools") -> dict[str, Any]:
 _ONE_ADAPTER = {
     PAPERS_ENGINE: "papers",
     DEER_ENGINE: "deer",
+    SEAL_ENGINE: "seal",
     APPS_ENGINE: "apps",
 }
 MERGED_ENGINES = (*_ONE_ADAPTER, AGENT_ENGINE)  # aliases of `tuned:` with shipped adapters
@@ -111,7 +119,7 @@ ENGINE_NAMES = ("base", "tuned", *MERGED_ENGINES, UMI_ENGINE)  # every engine al
 
 def resolve_alias(spec: str) -> str:
     """'base[@A]' -> 'llama[@A]', 'tuned-apps[@A]' -> 'tuned:<apps adapter>[@A]' (so too
-    tuned-deer and tuned-papers with theirs),
+    tuned-deer, tuned-seal and tuned-papers with theirs),
     'tuned-agent[@A]' -> 'tuned:<papers adapter>+<agent adapter>[@A]', 'tuned-umi[#ROLE]'
     -> 'llama@<alpha-UMi roles>#ROLE' (the role's stack applied at run time; ROLE single,
     planner, caller or summarizer; default single); other specs
