@@ -6,7 +6,7 @@
 # each, the same items as run.sh. `tuned` was general-135m's first stage until its second stage
 # shipped (2026-12-03), the GPU-trained adapter since 2026-12-04: served-general and
 # served-default hold the first, served-more-default the second, served-gpu-default the server
-# as it starts now.
+# as it starts before the plan's open places (2026-12-04), served-gpu-default-open as it starts now.
 # Usage: bash results/calls-suite/served.sh [base|tools-135m|general|default|gpu-default ...] [-- EXTRA eval calls FLAGS]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -22,7 +22,7 @@ for name in "${names[@]}"; do
     base) port=8171 model=base preset=plain ;;
     tools-135m) port=8172 model=tuned-papers preset=plain ;;
     general) port=8173 model=tuned preset=plain ;;
-    default|more-default|gpu-default) port=8174 model=tuned preset=default ;;
+    default|more-default|gpu-default|gpu-default-open) port=8174 model=tuned preset=default ;;
     *) echo "unknown run $name" >&2; exit 2 ;;
   esac
   "$TL" serve --model "$model" --preset "$preset" --threads 1 --port "$port" --timeout 600 > "/tmp/serve-$name.log" 2>&1 &

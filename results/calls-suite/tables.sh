@@ -21,17 +21,17 @@ report() {  # [--by-kind] NAME...: the finished ones
   echo "## In process, the whole test split (1,423 items)"; echo
   report base tools-135m tools-135m-gate tuned-agent general general-gate general-gate-nosure \
     general-plan general-gate-plan-reply general-gate-plan-batch default more more-default gpu \
-    gpu-default; echo
+    gpu-default gpu-default-open; echo
   echo "## In process, per category and kind (multi-turn/answer: answering after tool results)"
   echo; report --by-kind base tools-135m tools-135m-gate tuned-agent general general-gate \
     general-gate-nosure general-plan general-gate-plan-reply general-gate-plan-batch default \
-    more more-default gpu gpu-default; echo
+    more more-default gpu gpu-default gpu-default-open; echo
   echo "## The dev split's quick subset (200 items): what chose the default preset"; echo
   report dev-tools-135m dev-tuned-agent dev-tuned-agent-gate-plan dev-general dev-general-gate \
     dev-general-gate-nosure dev-general-plan dev-general-gate-plan dev-general-gate-plan-reply \
     dev-general-gate-plan-batch dev-general-gate-plan-batch-repairs dev-grounded dev-default \
     dev-more dev-more-default dev-gpu dev-gpu-gate dev-gpu-plan dev-gpu-repairs \
-    dev-gpu-gate-repairs dev-gpu-default
+    dev-gpu-gate-repairs dev-gpu-default dev-gpu-default-open
   echo
   echo "## The dev split's chat category (98 items): the chat-quality proxy (answers)"; echo
   report dev-chat-base dev-chat-general dev-chat-more dev-chat-gpu
@@ -41,8 +41,8 @@ report() {  # [--by-kind] NAME...: the finished ones
   echo
   echo "## Through toollearn serve and the openai client, the quick subset (200 items)"; echo
   report served-base served-tools-135m served-general served-default served-more-default \
-    served-gpu-default; echo
-  for name in base tools-135m general default more-default gpu-default; do
+    served-gpu-default served-gpu-default-open; echo
+  for name in base tools-135m general default more-default gpu-default gpu-default-open; do
     if [ -f "results/calls-suite/served-$name/scores.json" ]; then
       echo "served-$name against $name in process, item by item:"; echo; echo '```'
       "$PY" results/calls-suite/same_answers.py "results/calls-suite/$name" \

@@ -156,9 +156,10 @@ PRESETS: dict[str, Policy] = {
             f"and follow similarity on dev); each on or off: {GENERAL_DEV}; the results "
             f"check: the dev split's multi-turn category",
             measured="with the shipped (GPU-trained) adapter, exact on dev: 51.0 alone, 54.0 "
-            "with the gate, 52.0 with the plan, 51.5 with the repairs, 55.5 with all; on test "
-            "51.2 (47.9 alone). Chosen with the first CPU-trained adapter: 36.0 alone, 39.5 "
-            "with the gate (39.5 without sure-call), 39.0 with the plan, 42.5 with both, 43.5 "
+            "with the gate, 52.0 with the plan, 51.5 with the repairs, 55.5 with all, 57.0 with "
+            "the plan's open places; on test 52.3 (47.9 alone, 51.2 before the open places). "
+            "Chosen with the first CPU-trained adapter: 36.0 alone, 39.5 with the gate (39.5 "
+            "without sure-call), 39.0 with the plan, 42.5 with both, 43.5 "
             "replying once the plan is done, 45.5 with the plan's calls in one turn (batch; "
             "with the repairs too), 46.0 with the grounded check, multi-turn 45.0 -> 53.3 with "
             "the results check; on test 46.8 (35.3 alone, 43.2 one call a turn)",
