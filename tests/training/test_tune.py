@@ -91,7 +91,9 @@ def test_tune_generates_trains_within_budget_exports_and_evaluates(tmp_path, cap
     assert spec_docs("tuned") == "compact"  # the shipped general adapter
 
 
-@pytest.mark.parametrize("name", ["tune-travel-clean", "tune-travel-general"])
+@pytest.mark.parametrize(
+    "name", ["tune-travel-clean", "tune-travel-general", "tune-travel-more", "tune-travel-gpu"]
+)
 def test_the_committed_tune_run_rescores_to_its_eval_json(name):
     from pathlib import Path
 
@@ -100,6 +102,20 @@ def test_the_committed_tune_run_rescores_to_its_eval_json(name):
     for name, stored in report["scores"].items():
         rows = [json.loads(line) for line in (run / f"eval-{name}.jsonl").open()]
         assert summarize(rows) == stored
+
+
+def test_the_advice_warns_where_yours_scores_below_the_start():
+    from pathlib import Path
+
+    from toollearn.cli.tune import advice
+
+    run = Path(__file__).parents[2] / "results"
+    worse = json.loads((run / "tune-travel-gpu" / "eval.json").read_text())  # 61.1 -> 54.9
+    text = advice(worse)
+    assert "note: yours answers fewer held-out turns exactly than tuned (54.9 against 61.1)" in text
+    assert "toollearn serve --adapter" in text
+    better = json.loads((run / "tune-travel-more" / "eval.json").read_text())  # 36.3 -> 50.4
+    assert "note:" not in advice(better) and "toollearn serve --adapter" in advice(better)
 
 
 def test_a_rerun_keeps_the_time_of_phases_it_reuses(tmp_path):

@@ -11,10 +11,11 @@ One command runs the whole loop on a CPU:
 5. the model it started from vs yours on the held-out test (constrained, as served):
    decision, exact calls, tool and argument F1 (`OUT/eval.json`, the per-turn records in
    `OUT/eval-*.jsonl`);
-and prints how to serve the tuned model. Rerunning resumes: made data is kept, a finished
-training run and its adapter are reused, an unfinished one continues from its last checkpoint
-within the same budget. Each phase's wall time is kept in `OUT/timings.json`, so a resumed
-run still reports the time its reused phases took.
+and prints how to serve the tuned model (first a note where it scores below the model it
+started from: from a strong start, generated data can cost more than it adds). Rerunning
+resumes: made data is kept, a finished training run and its adapter are reused, an unfinished
+one continues from its last checkpoint within the same budget. Each phase's wall time is kept
+in `OUT/timings.json`, so a resumed run still reports the time its reused phases took.
 """
 
 from __future__ import annotations
@@ -151,9 +152,25 @@ def run_tune(args: argparse.Namespace) -> int:
               "docs": args.docs}  # fmt: skip
     (out / "eval.json").write_text(json.dumps(report, indent=2) + "\n")
     print(table(report))
-    print(f"\nserve it: toollearn serve --adapter {adapter}")
-    print(f'call it: toollearn call "..." --tools {args.tools} --engine llama@{adapter}')
+    print(advice(report))
     return 0
+
+
+def advice(report: dict[str, Any]) -> str:
+    """How to serve and call the tuned adapter, after a warning where it answers fewer held-out
+    turns exactly than the model it started from (tuning a strong start on generated data can
+    lose what it did well: results/tune-travel-gpu)."""
+    before, adapter = report["started_from"], report["adapter"]
+    ours, theirs = report["scores"]["yours"]["exact"], report["scores"][before]["exact"]
+    lines = []
+    if ours < theirs:
+        lines.append(f"\nnote: yours answers fewer held-out turns exactly than {before} "
+                     f"({ours:.1f} against {theirs:.1f}); {before} may serve you better "
+                     "(toollearn serve)")  # fmt: skip
+    lines.append(f"\nserve it: toollearn serve --adapter {adapter}")
+    tools = report["tools"]
+    lines.append(f'call it: toollearn call "..." --tools {tools} --engine llama@{adapter}')
+    return "\n".join(lines)
 
 
 def _rate() -> float:
