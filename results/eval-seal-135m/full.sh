@@ -3,10 +3,12 @@
 # the README row's model-alone run was made (results/seal-full-v3): shards K/8 in two 1-thread
 # processes (shard 1/8 is run.sh's, merged from 1/16 and 9/16), joined with `runs merge` and
 # scored by the unsharded command; a stopped run resumes where its shards stopped.
-#   bash results/eval-seal-135m/full.sh    (then the preset's pipeline on it: see the stop note)
+#   bash results/eval-seal-135m/full.sh
+# Made on 2026-12-04 in one session beside nothing else up to shards 2, 3, 6, 7 whole and 4, 8
+# in part (96 of about 169 each); a rerun continues from there.
 set -euo pipefail
 ADAPTER=${ADAPTER:-results/train/seal-135m/adapter.gguf}
-RUNS=runs/seal-full-135m
+RUNS=${RUNS:-results/eval-seal-135m/full}  # its shards are committed as they finish (resumable)
 TL=${TOOLLEARN:-.venv/bin/toollearn}
 shard() {
   "$TL" eval seal-tools --split all --constrained --n-seq 8 --data-root ../shared/data \
