@@ -131,13 +131,7 @@ class Plan:
     def calls(self) -> list[tuple[str, bool]]:
         """Each planned request's (tool, waits for an earlier result), in order, a tool asked
         twice listed twice; up to an unfit request."""
-        out = []
-        for r in self.requests:
-            if r.get("unfit"):
-                break
-            if r["tool"] is not None and not r.get("joins"):
-                out.append((r["tool"], bool(r.get("waits"))))
-        return out
+        return [(tool, waits) for tool, waits in self.slots if tool is not None]
 
     @property
     def slots(self) -> list[tuple[str | None, bool]]:
