@@ -96,8 +96,8 @@ def test_the_general_commands_refuse_the_seal_tools_preset(capsys):
 def test_demo_shows_base_and_tuned_with_both_scorers(capsys):
     assert main(["demo", "-n", "1", "--max-tokens", "24", "--threads", "1"]) == 0
     out = capsys.readouterr().out
-    assert "<tools-135m>[q8_0, prefill f16]" in out.splitlines()[0]  # the adapter, merged
-    for run in ("base free", "base constrained", "tuned-papers free", "tuned-papers constrained"):
+    assert "<seal-135m>[q8_0, prefill f16]" in out.splitlines()[0]  # its own adapter, merged
+    for run in ("base free", "base constrained", "tuned-seal free", "tuned-seal constrained"):
         assert f"  {run:<18}: " in out
     assert "official" in out and "strict" in out and "hallucinated" in out
     assert f"Your own tools ({default_engine('tool-calls')}" in out and out.count("query: ") == 2

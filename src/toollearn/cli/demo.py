@@ -31,9 +31,9 @@ def register(subparsers: Any) -> None:
         "demo",
         help="the embedded model, base and tuned, on bundled Seal-Tools queries and your tools",
         description="Runs the paper's 5-candidate Seal-Tools prompts (bundled sample) through "
-        "the embedded model as released (base) and with the papers' adapter "
-        "(tuned-papers), or through --engine alone, with and without the call-list constraint; "
-        "prints each query, the predicted "
+        "the embedded model as released (base) and with Seal-Tools' own adapter "
+        "(tuned-seal, as `eval seal-tools` loads it), or through --engine alone, with and "
+        "without the call-list constraint; prints each query, the predicted "
         "calls and the official and strict scores; then answers two requests with the demo's "
         "real Python tools in the general call format (calls executed, declining allowed); "
         "last, base and the shipped apps adapter (tuned-apps) write a program for one test "
@@ -86,10 +86,10 @@ def run_demo(args: argparse.Namespace) -> int:
     )
 
     examples = _spread(load_prompts("test_in_domain", sample=True), max(1, args.n))
-    from toollearn.models import DEFAULT_ENGINE, PAPERS_ENGINE
+    from toollearn.models import DEFAULT_ENGINE, SEAL_ENGINE
 
-    default = args.engine == DEFAULT_ENGINE  # Seal-Tools' prompt: the papers' adapter
-    specs = {"base": "base", PAPERS_ENGINE: PAPERS_ENGINE} if default else {"": args.engine}
+    default = args.engine == DEFAULT_ENGINE  # Seal-Tools' prompt: Seal-Tools' own adapter
+    specs = {"base": "base", SEAL_ENGINE: SEAL_ENGINE} if default else {"": args.engine}
     engines = load_engines(specs, args.threads, **llama_flags(args))
     names = ", ".join(f"{label} = {e.name}" if label else e.name for label, e in engines.items())
     print(f"engines: {names}\n{len(examples)} Seal-Tools queries, 5 candidates each\n")
@@ -152,9 +152,9 @@ def apps_demo(args: argparse.Namespace, engines: dict[str, Any]) -> None:
     from toollearn.apps.scoring import score_program
     from toollearn.cli.common import load_engines
     from toollearn.evaluation.runners.apps import app_config
-    from toollearn.models import APPS_ENGINE, PAPERS_ENGINE
+    from toollearn.models import APPS_ENGINE, SEAL_ENGINE
 
-    if set(engines) == {"base", PAPERS_ENGINE}:
+    if set(engines) == {"base", SEAL_ENGINE}:
         apps = load_engines({APPS_ENGINE: APPS_ENGINE}, args.threads, **llama_flags(args))
         engines = {"base": engines["base"], **apps}
     print("\nThe apps (system prompt + 3 demos, bound calls checked against the goal; the program "
