@@ -8,7 +8,8 @@
 # the rest resumed in the second): all/scores.json, official Tool F1 85.51, Param F1 51.21.
 set -euo pipefail
 ADAPTER=${ADAPTER:-results/train/seal-135m/adapter.gguf}
-RUNS=${RUNS:-results/eval-seal-135m/full}  # its shards are committed as they finish (resumable)
+RUNS=${RUNS:-results/eval-seal-135m/full}  # shards s2-s8 (resumable); merged into all/, then
+# removed from the tree (git keeps them: commit ecb47c7^)
 TL=${TOOLLEARN:-.venv/bin/toollearn}
 shard() {
   "$TL" eval seal-tools --split all --constrained --n-seq 8 --data-root ../shared/data \
