@@ -157,12 +157,13 @@ def run_tune(args: argparse.Namespace) -> int:
     def path(name: str, split: str) -> Path:
         return out / f"eval-{name}{'' if split == 'test' else '-valid'}.jsonl"
 
-    done = all(_reused(path(n, split), rows) for n, _ in models for split, rows, _ in splits)
-    with timings.phase("evaluation", reused=done):
+    reused = {(n, split): _reused(path(n, split), rows) for n, _ in models
+              for split, rows, _ in splits}  # fmt: skip
+    with timings.phase("evaluation", reused=all(reused.values())):
         for name, spec in models:
             engine = load_engine(spec, **options)
             for split, rows, into in splits:
-                records = _reused(path(name, split), rows)
+                records = reused[name, split]
                 if records is None:
                     records = evaluate(engine, rows)[1]
                     with path(name, split).open("w", encoding="utf-8") as fh:
