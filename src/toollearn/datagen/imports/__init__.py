@@ -1,0 +1,1 @@
+"""Openly licensed dialogue datasets converted into one record format (`recipes/data/imports`)."""
