@@ -23,7 +23,7 @@ COLUMNS = [("category", "category"), ("n", "n"), ("exact", "exact"), ("decision"
 
 def register_eval(eval_sub: Any) -> None:
     """Add `toollearn eval calls`."""
-    from toollearn.evaluation.calls_suite import CATEGORIES, SPLITS
+    from toollearn.evaluation.calls_suite import KNOWN, SPLITS
 
     p = eval_sub.add_parser(
         "calls",
@@ -36,9 +36,13 @@ def register_eval(eval_sub: Any) -> None:
                    help="test (held out: report) or dev (choose settings here)")  # fmt: skip
     p.add_argument("--quick", action="store_true",
                    help="the split's fixed quick subset (20 items per category)")  # fmt: skip
-    p.add_argument("--category", action="append", choices=CATEGORIES, default=None,
+    p.add_argument("--category", action="append", choices=KNOWN, default=None,
                    help="only this category (repeatable)")  # fmt: skip
     p.add_argument("--suite", default=None, help="a suite folder (default: the shipped one)")
+    p.add_argument("--set", dest="eval_set", default=None, metavar="NAME",
+                   help="a hand-written set instead of the suite (travel, office, smart-home: "
+                   "requests people wrote for one tool file; evaluation/sets) or a folder laid "
+                   "out the same way")  # fmt: skip
     add_engine_args(p)
     p.add_argument("--call-gate", action="store_true",
                    help="as `toollearn serve --call-gate`: the shipped DEER call gate decides "
@@ -82,13 +86,22 @@ def run_calls(args: argparse.Namespace) -> int:
     from toollearn.evaluation.runners.base import parse_shard, take_shard, with_shard
     from toollearn.evaluation.runners.calls import in_process, over_http, reusable, run_suite
 
-    suite = load_suite(args.split, args.suite, args.quick, args.category or ())
+    if args.eval_set:
+        from toollearn.evaluation.examples import load_set
+
+        suite = load_set(args.eval_set, args.split)
+        if args.category:
+            suite.items = [it for it in suite.items if it.category in args.category]
+    else:
+        suite = load_suite(args.split, args.suite, args.quick, args.category or ())
     shard = parse_shard(args.shard)
     suite.items = take_shard(suite.items[: args.limit] if args.limit else suite.items, shard)
     config: dict[str, Any] = {"benchmark": "calls", "split": args.split, "quick": args.quick,
                               "categories": args.category or "all", "limit": args.limit,
                               "max_tokens": args.max_tokens, "docs": args.docs,
                               "suite": args.suite or "shipped"}  # fmt: skip
+    if args.eval_set:
+        config["set"] = args.eval_set
     engine = None
     if args.url:
         answer, model = over_http(args.url, args.served_model, args.api_key)

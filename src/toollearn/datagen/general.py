@@ -31,12 +31,14 @@ held-out one is dropped and counted.
 from __future__ import annotations
 
 import random
+import re
 from collections import Counter
 from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
 from toollearn.core.samples import TrainingSample
+from toollearn.datagen.checker import check
 from toollearn.datagen.dataset import Generated
 from toollearn.datagen.general_kinds import CONTEXTS, KINDS, PERSONAS, Kinds, _conv, _Retry
 from toollearn.datagen.general_sources import Sources, pick
@@ -126,7 +128,7 @@ def _system_context(kinds: Kinds, rng: random.Random) -> Conversation:
     """A required string value left out of the request and stated by the system prompt."""
     from toollearn.core.types import ToolCall
     from toollearn.core.words import param_words
-    from toollearn.datagen.phrasing import write_query
+    from toollearn.datagen.requests import write_request
     from toollearn.formats.openai_messages import user
 
     keys, calls, _ = kinds.template(rng)
@@ -136,7 +138,7 @@ def _system_context(kinds: Kinds, rng: random.Random) -> Conversation:
         raise _Retry("no second required string argument")
     param = pick(rng, options)
     rest = ToolCall(call.name, {k: v for k, v in call.arguments.items() if k != param})
-    query = write_query([rest], {tool.name: tool}, rng)
+    query = write_request([rest], {tool.name: tool}, rng)[0]
     system = pick(rng, CONTEXTS).format(words=param_words(param), value=call.arguments[param])
     messages = [{"role": "system", "content": system}, user(query)]
     return _conv(kinds, keys, kinds.shown(keys, 0, 5, rng), messages, calls, [query],
@@ -201,6 +203,10 @@ def generate_general(src: Sources, n: int, *, seed: int = 0, mix: dict[str, floa
             if hit:
                 out.reject(f"{kind}: a held-out query or a near copy ({hit[0]})")
                 continue
+            faults = next((f for c in convs if (f := check(c))), None)
+            if faults:
+                out.reject(f"{kind}: checker: {_reason(faults[0])}")
+                continue
             for turn, conv in enumerate(convs):
                 try:
                     out.samples.append(
@@ -212,6 +218,14 @@ def generate_general(src: Sources, n: int, *, seed: int = 0, mix: dict[str, floa
                       p_mask=P_MASK, p_style=P_STYLE, docs=docs,
                       sources=_sources(out.samples))  # fmt: skip
     return out
+
+
+def _reason(fault: str) -> str:
+    """A checker fault without its tool and parameter names (so reasons add up by kind)."""
+    head, _, rest = fault.partition(": ")
+    if head not in ("schema", "range", "format", "grounding"):
+        return fault
+    return f"{head}: " + re.sub(r"^\S+ ", "a value ", rest)
 
 
 def _draw(build: Any, kinds: Kinds, rng: random.Random, kind: str, out: Generated

@@ -41,7 +41,8 @@ class Unreadable(Exception):
 def import_conversations(name: str, path: str | Path, ex: Exclusions, out: Generated,
                          docs: str = "json") -> None:  # fmt: skip
     """Append the samples of one source file to `out` (see the module doc)."""
-    from toollearn.datagen.general import render
+    from toollearn.datagen.checker import check
+    from toollearn.datagen.general import _reason, render
 
     if name not in READERS:
         raise ValueError(f"unknown import {name!r}; use {', '.join(READERS)}")
@@ -66,6 +67,10 @@ def import_conversations(name: str, path: str | Path, ex: Exclusions, out: Gener
             out.reject(f"{name}: shows a held-out tool")
             continue
         for turn, conv in enumerate(convs):
+            faults = check(conv)
+            if faults:
+                out.reject(f"{name}: checker: {_reason(faults[0])}")
+                continue
             try:
                 sample = render(conv, conv.meta["kind"], f"{name}-{i}:{turn}", docs)
             except Exception as exc:  # noqa: BLE001 - a schema the server refuses: skip it

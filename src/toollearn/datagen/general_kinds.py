@@ -13,12 +13,11 @@ import json
 import random
 import re
 from collections.abc import Callable, Collection, Sequence
-from dataclasses import replace
 from typing import Any
 
 from toollearn.core.types import Tool, ToolCall
-from toollearn.core.words import result_facts
 from toollearn.datagen.general_sources import NaturalQuery, Sources, chitchat, pick, tools_phrase
+from toollearn.datagen.results import answer_text
 from toollearn.datagen.schema_variety import Conversation
 from toollearn.formats.openai_messages import call_turn, openai_tool, result_turn, user
 
@@ -81,8 +80,8 @@ class Kinds:
     def template(self, rng: random.Random, n_calls: int = 1, same_tool: bool = False,
                  p_optional: float = 0.5) -> tuple[list[str], list[ToolCall], str]:  # fmt: skip
         """(tool keys, calls, a template request for them)."""
-        from toollearn.datagen.phrasing import write_query
-        from toollearn.datagen.seal import fill_arguments
+        from toollearn.datagen.realistic import NoValue, fill_arguments
+        from toollearn.datagen.requests import write_request
 
         if same_tool:
             keys = [pick(rng, [k for k in self.src.templates if self.tool(k).properties])]
@@ -92,14 +91,17 @@ class Kinds:
         tools = {self.tool(k).name: self.tool(k) for k in keys}
         if len(tools) < len(set(keys)):
             raise _Retry("two template tools share a name")
-        calls = [ToolCall(self.tool(k).name, fill_arguments(self.tool(k), rng, p_optional))
-                 for k in keys]  # fmt: skip
+        try:
+            calls = [ToolCall(self.tool(k).name, fill_arguments(self.tool(k), rng, p_optional))
+                     for k in keys]  # fmt: skip
+        except NoValue as why:
+            raise _Retry(f"no realistic value: {why}") from None
         if len({json.dumps(c.arguments, sort_keys=True) for c in calls}) < len(calls):
             raise _Retry("parallel calls drew the same values")
         if any(_PLACEHOLDER.match(v) for c in calls for v in c.arguments.values()
                if isinstance(v, str)):  # fmt: skip
             raise _Retry("a value is a format placeholder (YYYY-MM-DD)")
-        return keys, calls, write_query(calls, tools, rng)
+        return keys, calls, write_request(calls, tools, rng)[0]
 
     def joined(self, rng: random.Random, same_tool: bool) -> tuple[list[str], list[NaturalQuery],
                                                                    str]:  # fmt: skip
@@ -128,11 +130,13 @@ class Kinds:
     def exchange(self, rng: random.Random) -> tuple[list[dict[str, Any]], list[str], str, str]:
         """A finished exchange: (messages: request, calls, results, reply; keys; query;
         source)."""
-        from toollearn.envs.simulated import simulate
+        from toollearn.datagen.results import realistic_result as simulate
 
         keys, calls, query, source = self.request(rng)
         result = simulate(self.tool(keys[0]), calls[0].arguments, rng.randrange(10**6))
-        reply = pick(rng, REPLIES).format(facts=result_facts(result))
+        if result is None:
+            raise _Retry("nothing says the shape of the tool's result")
+        reply = answer_text(self.tool(keys[0]), result, rng)
         messages = [user(query), call_turn(calls, 0), result_turn(0, result),
                     {"role": "assistant", "content": reply}]  # fmt: skip
         return messages, keys, query, source
@@ -172,25 +176,30 @@ class Kinds:
 
     def dependent(self, rng: random.Random) -> list[Conversation]:
         """A call whose result a second call reads: the first turn, then the second."""
+        from toollearn.datagen.checker import value_faults
         from toollearn.datagen.mixture import _fits
-        from toollearn.datagen.phrasing import write_query
-        from toollearn.envs.simulated import simulate
+        from toollearn.datagen.requests import referring_request
+        from toollearn.datagen.results import realistic_result as simulate
 
         keys, calls, _ = self.template(rng, 2)
         first, second = (self.tool(k) for k in keys)
         out = simulate(first, calls[0].arguments, rng.randrange(10**6))
+        if out is None:
+            raise _Retry("nothing says the shape of the first tool's result")
         scalars = [(f, v) for f, v in out.items() if isinstance(v, str | int | float)
                    and not isinstance(v, bool)]  # fmt: skip
+        scalars = [(f, v) for f, v in scalars if _same_kind(f, first, v)]
         params = [p for p in second.properties if scalars
-                  and any(_fits(v, second.properties[p]) for _, v in scalars)]  # fmt: skip
+                  and any(_fits(v, second.properties[p]) and _kin(f, p, first, second)
+                          for f, v in scalars)]  # fmt: skip
         if not params:
             raise _Retry("no output of the first tool fits a parameter of the second")
         param = pick(rng, params)
-        field, value = pick(rng, [(f, v) for f, v in scalars if _fits(v, second.properties[param])])
-        pseudo = [ToolCall(first.name, calls[0].arguments, responses=("API_call_0",)),
-                  ToolCall(second.name, {**calls[1].arguments, param: "API_call_0"})]  # fmt: skip
-        tools = {first.name: replace(first, responses={field: {}}), second.name: second}
-        query = write_query(pseudo, tools, rng)
+        field, value = pick(rng, [(f, v) for f, v in scalars if _fits(v, second.properties[param])
+                                  and _kin(f, param, first, second)])  # fmt: skip
+        if value_faults(value, second.properties[param], param):
+            raise _Retry("the first tool's output breaks the second's format")
+        query = referring_request(calls[0], first, calls[1], second, param, field, rng)
         final = ToolCall(second.name, {**calls[1].arguments, param: value})
         shown = self.shown(keys, 0, 3, rng)
         later = [user(query), call_turn(calls[:1], 0), result_turn(0, out)]
@@ -248,14 +257,16 @@ class Kinds:
                       text=self.src.answers[question])]  # fmt: skip
 
     def multi_turn(self, rng: random.Random) -> list[Conversation]:
-        from toollearn.envs.simulated import simulate
+        from toollearn.datagen.results import realistic_result as simulate
 
         roll = rng.random()
         if roll < 0.4:  # the answer, after the results
             keys, calls, query, source = self.request(rng)
             result = simulate(self.tool(keys[0]), calls[0].arguments, rng.randrange(10**6))
+            if result is None:
+                raise _Retry("nothing says the shape of the tool's result")
             messages = [user(query), call_turn(calls, 0), result_turn(0, result)]
-            reply = pick(rng, REPLIES).format(facts=result_facts(result))
+            reply = answer_text(self.tool(keys[0]), result, rng)
             return [_conv(self, keys, self.shown(keys, 0, 4, rng), messages, [], [query], source,
                           "answer", text=reply)]  # fmt: skip
         if roll < 0.7:  # the rest of the calls, after the first ones
@@ -263,8 +274,10 @@ class Kinds:
             k = rng.randint(1, len(calls) - 1)
             messages = [user(query), call_turn(calls[:k], 0)]
             for i, (key, c) in enumerate(zip(keys[:k], calls[:k])):
-                messages.append(result_turn(i, simulate(self.tool(key), c.arguments,
-                                                        rng.randrange(10**6))))  # fmt: skip
+                result = simulate(self.tool(key), c.arguments, rng.randrange(10**6))
+                if result is None:
+                    raise _Retry("nothing says the shape of a tool's result")
+                messages.append(result_turn(i, result))
             return [_conv(self, keys, self.shown(keys, 0, 3, rng), messages, calls[k:], [query],
                           "template", "next-call")]  # fmt: skip
         messages, keys, query, source = self.exchange(rng)  # a follow-up request
@@ -274,6 +287,21 @@ class Kinds:
         both = keys + keys2
         return [_conv(self, both, self.shown(both, 0, 3, rng), [*messages, user(query2)], calls2,
                       [query, query2], f"{source}+{source2}", "follow-up")]  # fmt: skip
+
+
+def _same_kind(field: str, tool: Tool, value: Any) -> bool:
+    """Whether a result field can feed anything (a scalar the result's own field names)."""
+    return not isinstance(value, bool) and bool(field)
+
+
+def _kin(field: str, param: str, first: Tool, second: Tool) -> bool:
+    """Whether a result field and a parameter take the same kind of value (`datagen.realistic`):
+    a date for a date, a city for a city, an id for an id; never a message for a location."""
+    from toollearn.datagen.realistic import kind_of
+
+    out = kind_of(field, first.responses.get(field) or {"type": "string"}, first)
+    into = kind_of(param, second.properties.get(param), second)
+    return out is not None and into is not None and out.name == into.name
 
 
 class _Retry(Exception):

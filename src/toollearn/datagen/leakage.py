@@ -123,11 +123,33 @@ def deer_exclusions(root: str | Path) -> Exclusions:
     return ex
 
 
+def written_exclusions() -> Exclusions:
+    """Every user turn of the hand-written evaluation sets (`evaluation/sets`, both splits):
+    they ship with the package, so they are held out with or without a data root."""
+    import json
+
+    sets = Path(__file__).resolve().parents[1] / "evaluation" / "sets"  # data, not an import
+    ex = Exclusions()
+    for name in sorted(p.name for p in sets.iterdir() if (p / "tools.json").is_file()):
+        queries = []
+        for split in ("dev", "test"):
+            for line in (sets / name / f"{split}.jsonl").read_text(encoding="utf-8").splitlines():
+                if line.strip():
+                    d = json.loads(line)
+                    msgs = d.get("messages") or [{"role": "user", "content": d.get("query")}]
+                    queries += [m["content"] for m in msgs if m.get("role") == "user"
+                                and isinstance(m.get("content"), str)]  # fmt: skip
+        ex.add_queries(list(dict.fromkeys(queries)), f"the hand-written {name} set (dev, test)")
+    return ex
+
+
 def default_exclusions(root: str | Path | None) -> Exclusions:
-    """Both datasets' exclusions (none without a data root: nothing to compare with)."""
+    """Both datasets' exclusions (their test and validation data, without a data root none:
+    nothing to compare with) and the hand-written evaluation sets' requests."""
+    written = written_exclusions()
     if root is None:
-        return Exclusions()
-    return seal_exclusions(root).merge(deer_exclusions(root))
+        return written
+    return seal_exclusions(root).merge(deer_exclusions(root)).merge(written)
 
 
 class QueryIndex:

@@ -22,7 +22,6 @@ import json
 import random
 import string
 from collections.abc import Sequence
-from dataclasses import replace
 from typing import Any
 
 from toollearn.core.samples import TrainingSample
@@ -30,8 +29,8 @@ from toollearn.core.types import Message, Tool, ToolCall
 from toollearn.core.words import literal_text
 from toollearn.datagen.dataset import Generated
 from toollearn.datagen.leakage import Exclusions, QueryIndex
-from toollearn.datagen.phrasing import write_query
-from toollearn.datagen.seal import fill_arguments
+from toollearn.datagen.realistic import NoValue, fill_arguments
+from toollearn.datagen.requests import referring_request, write_request
 from toollearn.formats.answers import tool_calls
 
 DEFAULT_MIX = {"one": 0.12, "pick": 0.2, "parallel": 0.12, "multi": 0.16, "nested": 0.1,
@@ -122,14 +121,19 @@ class MixtureBuilder:
 
     def conversation(self, kind: str, rng: random.Random):
         """(query, listed tools, [(history, target)], gold tool names) for one instance."""
-        from toollearn.envs.simulated import simulate
+        from toollearn.datagen.results import realistic_result as simulate
 
-        gold, calls = self.calls_for(kind, rng)
+        try:
+            gold, calls = self.calls_for(kind, rng)
+        except NoValue:
+            return None
         if kind == "nested" and len(calls) >= 2:
             return self._nested(gold[:2], calls[:2], rng)
         if len({json.dumps(c.to_dict(), sort_keys=True) for c in calls}) < len(calls):
             return None  # parallel calls drew the same values
-        query = write_query(calls, {t.name: t for t in gold}, rng)
+        query = write_request(calls, {t.name: t for t in gold}, rng)[0]
+        if _faults(query, calls, gold):
+            return None
         if kind == "none":
             shown = [t for t in self.listed([], rng, rng.randint(1, 4)) if t not in gold]
             if not shown:
@@ -144,20 +148,27 @@ class MixtureBuilder:
         shown = self.listed(gold, rng, extra)
         turns = [([], tool_calls.render_calls(calls, shown))]
         if kind == "answer":
-            results = [(c, simulate(next(t for t in gold if t.name == c.name), c.arguments))
+            from toollearn.datagen.results import answer_text
+
+            by_name = {t.name: t for t in gold}
+            results = [(c, simulate(by_name[c.name], c.arguments, rng.randrange(10**6)))
                        for c in calls]  # fmt: skip
+            if any(out is None for _, out in results):
+                return None  # a result nothing says the shape of
             history = [Message("assistant", turns[0][1])] + [
                 tool_calls.tool_result_message(c, out) for c, out in results
             ]
-            reply = rng.choice(REPLY_FRAMES).format(facts=_facts(results))
+            reply = " ".join(answer_text(by_name[c.name], out, rng) for c, out in results)
             turns = [(history, tool_calls.render_target((), shown, reply))]
         return query, shown, turns, [t.name for t in gold]
 
     def _nested(self, gold: list[Tool], calls: list[ToolCall], rng: random.Random):
-        from toollearn.envs.simulated import simulate
+        from toollearn.datagen.results import realistic_result as simulate
 
         first, second = calls
-        out = simulate(gold[0], first.arguments)
+        out = simulate(gold[0], first.arguments, rng.randrange(10**6))
+        if out is None:
+            return None
         scalars = [(k, v) for k, v in out.items() if isinstance(v, str | int | float)]
         params = list(gold[1].properties)
         if not scalars or not params:
@@ -167,17 +178,30 @@ class MixtureBuilder:
         if not params:
             return None
         param = rng.choice(params)
-        linked = ToolCall(second.name, {**second.arguments, param: "API_call_0"})
+        from toollearn.datagen.checker import value_faults
+
+        if value_faults(value, gold[1].properties[param], param):
+            return None  # e.g. a status where a date is asked for
         by_name = {t.name: t for t in gold}
-        pseudo = [ToolCall(first.name, first.arguments, responses=("API_call_0",)), linked]
-        tools = {**by_name, first.name: replace(by_name[first.name], responses={field: {}})}
-        query = write_query(pseudo, tools, rng)
+        query = referring_request(first, by_name[first.name], second, by_name[second.name], param,
+                                  field, rng)
         shown = self.listed(gold, rng, rng.randint(0, 3))
         call1 = tool_calls.render_calls([first], shown)
         final = ToolCall(second.name, {**second.arguments, param: value})
         history = [Message("assistant", call1), tool_calls.tool_result_message(first, out)]
         turns = [([], call1), (history, tool_calls.render_calls([final], shown))]
         return query, shown, turns, [t.name for t in gold]
+
+
+def _faults(query: str, calls: Sequence[ToolCall], gold: Sequence[Tool]) -> list[str]:
+    """The checker's faults of calls for a request (`datagen.checker`)."""
+    from toollearn.datagen.checker import check
+    from toollearn.datagen.schema_variety import Conversation
+    from toollearn.formats.openai_messages import openai_tool
+
+    conv = Conversation([openai_tool(t) for t in gold], [{"role": "user", "content": query}],
+                        list(calls), "", [query])  # fmt: skip
+    return check(conv)
 
 
 def generate_mixture(

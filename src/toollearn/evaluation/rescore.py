@@ -78,8 +78,14 @@ def _calls(config: dict[str, Any], records: list, kinds: bool = False) -> dict[s
     from toollearn.evaluation.calls_suite import by_category, by_kind, load_suite
     from toollearn.evaluation.runners.calls import rescore
 
-    folder = None if config.get("suite", "shipped") == "shipped" else config["suite"]
-    rows = rescore(load_suite(config["split"], folder), records)
+    if config.get("set"):
+        from toollearn.evaluation.examples import load_set
+
+        suite = load_set(config["set"], config["split"])
+    else:
+        folder = None if config.get("suite", "shipped") == "shipped" else config["suite"]
+        suite = load_suite(config["split"], folder)
+    rows = rescore(suite, records)
     return by_kind(rows) if kinds else by_category(rows)
 
 
