@@ -178,7 +178,7 @@ def test_every_kind_rendered_and_clean(small_run):
         n = len(s.tools)
         assert n <= 20 and (n > 0) == (s.task == "tool-calls")
         answer = tool_calls.parse(s.target) if s.tools else None
-        if s.metadata["kind"] in ("decline", "chit-chat", "chat"):
+        if s.metadata["kind"] in ("decline", "chit-chat", "chat", "missing"):
             assert answer is None or (answer.declined and answer.text)
         elif s.metadata["kind"] != "multi-turn":
             names = {t.name for t in s.tools}

@@ -126,7 +126,7 @@ def test_mixture_samples_are_what_the_tool_calls_agent_sends():
     tools = read_tools(HOME, "auto")
     gen = generate_mixture(tools, 300, seed=4)
     kinds = {s.metadata["kind"] for s in gen.samples}
-    assert kinds == {"one", "pick", "parallel", "multi", "nested", "answer", "none"}
+    assert kinds == {"one", "pick", "parallel", "multi", "nested", "answer", "none", "missing"}
     masked = [s for s in gen.samples if s.metadata["masked"]]
     assert 0.1 < len(masked) / len(gen.samples) < 0.35
     for s in gen.samples:

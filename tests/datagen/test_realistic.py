@@ -125,3 +125,29 @@ def test_checker_rejects_what_no_person_would_write():
     assert faults("city is city_9b8e9c on 2026-05-03 for 3 nights",
                   {"city": "city_9b8e9c", "check_in": "2026-05-03", "nights": 3})[0] \
         .startswith("placeholder")  # fmt: skip
+
+
+def test_a_left_out_required_value_is_asked_for():
+    from toollearn.datagen.requests import missing_request
+
+    hotel = _tools(TRAVEL)["book_hotel"]
+    call = ToolCall("book_hotel", {"city": "Rome", "check_in": "2026-05-03", "nights": 3})
+    for seed in range(10):
+        query, ask, param = missing_request(call, hotel, random.Random(seed))
+        assert param in hotel.required and ask.endswith("?")
+        left_out = call.arguments[param]
+        assert not spoken.grounded(left_out, query) or param == "nights" and "3" in query
+
+
+def test_tune_data_holds_every_kind_and_passes_the_checker(tmp_path):
+    from toollearn.cli.main import main
+
+    out = tmp_path / "mix"
+    assert main(["datagen", "mixture", "--tools", TRAVEL, "-n", "300", "--out", str(out),
+                 "--no-tokens"]) == 0  # fmt: skip
+    records = [json.loads(line) for line in (out / "data.jsonl").open()]
+    assert {r["kind"] for r in records} >= {"one", "parallel", "multi", "answer", "none", "missing"}
+    from toollearn.datagen.quality import measure
+
+    m = measure(records, n=200)
+    assert m["rejected_pct"] == 0 and m["placeholder_pct"] == 0 and m["value_violations"] == 0

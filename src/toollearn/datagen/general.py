@@ -55,7 +55,7 @@ from toollearn.serve.chat import RequestError
 
 DEFAULT_MIX = {"simple": 0.08, "multiple": 0.16, "parallel": 0.08, "parallel-multiple": 0.10,
                "dependent": 0.05, "decline": 0.12, "chit-chat": 0.08, "chat": 0.10,
-               "multi-turn": 0.15, "formats": 0.08}  # fmt: skip
+               "multi-turn": 0.15, "formats": 0.08, "missing": 0.04}  # fmt: skip
 P_MASK = 0.15
 P_STYLE = 0.2
 TRIES = 20
@@ -122,6 +122,20 @@ def formats(kinds: Kinds, rng: random.Random) -> list[Conversation]:
     if styled is None:
         raise _Retry("restyled names collide or name a held-out tool")
     return [styled]
+
+
+def missing(kinds: Kinds, rng: random.Random) -> list[Conversation]:
+    """A request that leaves out a required value, answered by a question asking for it."""
+    from toollearn.datagen.requests import missing_request
+    from toollearn.formats.openai_messages import user
+
+    keys, calls, _ = kinds.template(rng)
+    made = missing_request(calls[0], kinds.tool(keys[0]), rng)
+    if made is None:
+        raise _Retry("the tool requires nothing a person could leave out")
+    query, question, param = made
+    return [_conv(kinds, [], kinds.shown(keys, 0, 4, rng), [user(query)], [], [query],
+                  "template", f"asks for {param}", text=question)]  # fmt: skip
 
 
 def _system_context(kinds: Kinds, rng: random.Random) -> Conversation:
@@ -193,7 +207,7 @@ def generate_general(src: Sources, n: int, *, seed: int = 0, mix: dict[str, floa
     total = sum(mix.values())
     counts = {k: round(n * share / total) for k, share in mix.items()}
     for kind, count in counts.items():
-        build = formats if kind == "formats" else KINDS[kind]
+        build = {"formats": formats, "missing": missing}.get(kind) or KINDS[kind]
         for i in range(count):
             rng = random.Random(f"{seed}:general:{kind}:{i}")
             convs = _draw(build, kinds, rng, kind, out)

@@ -34,7 +34,7 @@ from toollearn.datagen.requests import referring_request, write_request
 from toollearn.formats.answers import tool_calls
 
 DEFAULT_MIX = {"one": 0.12, "pick": 0.2, "parallel": 0.12, "multi": 0.16, "nested": 0.1,
-               "answer": 0.18, "none": 0.12}  # fmt: skip
+               "answer": 0.14, "none": 0.12, "missing": 0.06}  # fmt: skip
 DECLINES = (
     "None of my tools can do that, so I can't help with this request.",
     "I don't have a tool for that.",
@@ -116,6 +116,10 @@ class MixtureBuilder:
             ]
             return [tool], calls
         k = rng.randint(2, min(4, len(self.tools))) if kind in ("multi", "nested") else 1
+        if kind == "missing":
+            fits = [t for t in self.tools if t.required] or self.tools
+            gold = [rng.choice(fits)]
+            return gold, [ToolCall(gold[0].name, fill_arguments(gold[0], rng))]
         gold = rng.sample(self.tools, max(1, min(k, len(self.tools))))
         return gold, [ToolCall(t.name, fill_arguments(t, rng)) for t in gold]
 
@@ -134,6 +138,17 @@ class MixtureBuilder:
         query = write_request(calls, {t.name: t for t in gold}, rng)[0]
         if _faults(query, calls, gold):
             return None
+        if kind == "missing":
+            from toollearn.datagen.requests import missing_request
+
+            made = missing_request(calls[0], gold[0], rng)
+            if made is None:
+                return None
+            asked, question, _ = made
+            if _faults(asked, [], gold, question):
+                return None
+            shown = self.listed(gold, rng, rng.randint(0, 3))
+            return asked, shown, [([], tool_calls.render_target((), shown, question))], []
         if kind == "none":
             shown = [t for t in self.listed([], rng, rng.randint(1, 4)) if t not in gold]
             if not shown:
@@ -193,14 +208,15 @@ class MixtureBuilder:
         return query, shown, turns, [t.name for t in gold]
 
 
-def _faults(query: str, calls: Sequence[ToolCall], gold: Sequence[Tool]) -> list[str]:
+def _faults(query: str, calls: Sequence[ToolCall], gold: Sequence[Tool], text: str = ""
+            ) -> list[str]:  # fmt: skip
     """The checker's faults of calls for a request (`datagen.checker`)."""
     from toollearn.datagen.checker import check
     from toollearn.datagen.schema_variety import Conversation
     from toollearn.formats.openai_messages import openai_tool
 
     conv = Conversation([openai_tool(t) for t in gold], [{"role": "user", "content": query}],
-                        list(calls), "", [query])  # fmt: skip
+                        list(calls), text, [query])  # fmt: skip
     return check(conv)
 
 

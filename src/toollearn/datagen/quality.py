@@ -81,7 +81,9 @@ def measure(records: Sequence[dict[str, Any]], n: int = 200, seed: int = 0) -> d
     counts = Counter()
     openings, lengths = set(), []
     for r in rows:
-        messages = [m for m in r["prompt"] if m.get("role") != "system"]
+        messages = [{**m, "content": _text_after(m.get("content") or "")}
+                    if m.get("role") == "assistant" else m
+                    for m in r["prompt"] if m.get("role") != "system"]  # fmt: skip
         users = [m.get("content") or "" for m in messages if m.get("role") == "user"]
         query = users[-1] if users else ""
         target = r["completion"][0]["content"]

@@ -498,3 +498,38 @@ def referring_request(first: ToolCall, tool1: Tool, second: ToolCall, tool2: Too
     then = clause(rest, tool2, rng)[0]
     refer = rng.choice(REFERS).format(f=param_words(field), p=param_words(param))
     return f"{head}, then {then}, {refer}."
+
+
+ASKS = {
+    "date": ("What date should I use?", "For which date?", "Which day would you like?"),
+    "time": ("What time should I put?", "At what time?", "What time works for you?"),
+    "city": ("Which city?", "Which city should I use?", "Where should that be?"),
+    "email": ("What's the email address?", "Which email address should I use?"),
+    "person": ("Who should I put down for that?", "What's the name?"),
+    "count": ("How many {w}?", "For how many {w}?"),
+    "money": ("How much?", "What amount should I use?"),
+    "currency": ("Which currency?", "In which currency?"),
+}  # fmt: skip
+ASK_ANY = ("What {w} should I use?", "Sure, which {w} would you like?",
+           "I can do that. What's the {w}?", "Happy to help. Could you tell me the {w}?",
+           "Which {w} do you want?")  # fmt: skip
+
+
+def missing_request(call: ToolCall, tool: Tool, rng: random.Random) -> tuple[str, str, str] | None:
+    """A request that leaves out one required value, the question back asking for it, and the
+    parameter left out; None where the tool requires nothing a person could leave out."""
+    options = [p for p in tool.required if p in call.arguments
+               and not isinstance(call.arguments[p], bool)
+               and not (tool.properties.get(p) or {}).get("enum")]  # fmt: skip
+    if not options:
+        return None
+    param = rng.choice(options)
+    rest = ToolCall(call.name, {k: v for k, v in call.arguments.items() if k != param})
+    query = write_request([rest], {tool.name: tool}, rng)[0]
+    kind = kind_of(param, tool.properties.get(param), tool)
+    w = param_words(param)
+    name = kind.name if kind else ""
+    name = "count" if kind and kind.unit else name
+    unit = kind.unit if kind and kind.unit else w
+    ask = rng.choice(ASKS.get(name, ASK_ANY)).format(w=unit if name == "count" else w)
+    return query, ask, param

@@ -253,8 +253,20 @@ def date_loose(value: str) -> list[str]:
     if not m or not 1 <= int(m.group(2)) <= 12:
         return []
     month, d = MONTHS[int(m.group(2)) - 1], int(m.group(3))
-    return [f"{month} {d}", f"{month} {ordinal(d)}", f"{ordinal(d)} of {month}",
-            f"{d} {month}", f"{month[:3]} {d}"]  # fmt: skip
+    out = [f"{month} {d}", f"{month} {ordinal(d)}", f"{ordinal(d)} of {month}",
+           f"{d} {month}", f"{month[:3]} {d}"]  # fmt: skip
+    if d <= len(ORDINAL_WORDS):
+        word = ORDINAL_WORDS[d - 1]
+        out += [f"{word} of {month}", f"{month} {word}"]
+    return out
+
+
+ORDINAL_WORDS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth",
+                 "ninth", "tenth", "eleventh", "twelfth", "thirteenth", "fourteenth",
+                 "fifteenth", "sixteenth", "seventeenth", "eighteenth", "nineteenth",
+                 "twentieth", "twenty-first", "twenty-second", "twenty-third", "twenty-fourth",
+                 "twenty-fifth", "twenty-sixth", "twenty-seventh", "twenty-eighth",
+                 "twenty-ninth", "thirtieth", "thirty-first")  # fmt: skip
 
 
 def time_loose(value: str) -> list[str]:
