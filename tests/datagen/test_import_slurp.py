@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 from toollearn.datagen.imports import slurp
+from toollearn.datagen.imports.records import read_jsonl_gz
 
 ROOT = Path(__file__).resolve().parents[2]
 CONVERTED = ROOT / "recipes" / "data" / "imports" / "slurp"
@@ -58,7 +59,7 @@ def test_sample_converts_into_the_expected_records(tmp_path: Path) -> None:
     write_raw(tmp_path / "raw")
     counts = slurp.convert(tmp_path / "raw", tmp_path / "out")
     schemas = slurp.load_schemas()
-    records = {s: slurp.read_jsonl_gz(tmp_path / "out" / f"{s}.jsonl.gz") for s in slurp.SPLITS}
+    records = {s: read_jsonl_gz(tmp_path / "out" / f"{s}.jsonl.gz") for s in slurp.SPLITS}
     assert [r["id"] for r in records["train"]] == ["slurp/train/1", "slurp/train/2",
                                                    "slurp/train/3"]  # fmt: skip
     alarm, weather, quirky = records["train"]
@@ -128,7 +129,7 @@ def test_schemas_are_function_tools() -> None:
 def test_committed_files_are_well_formed() -> None:
     for path in sorted(CONVERTED.glob("*.jsonl.gz")):
         split = path.name.split(".")[0]
-        records = slurp.read_jsonl_gz(path)
+        records = read_jsonl_gz(path)
         assert records, path
         for record in records:
             check_record(record, "slurp", split)

@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 from toollearn.datagen.imports import taskmaster
+from toollearn.datagen.imports.records import read_jsonl_gz
 
 ROOT = Path(__file__).resolve().parents[2]
 CONVERTED = ROOT / "recipes" / "data" / "imports" / "taskmaster4"
@@ -69,7 +70,7 @@ def test_sample_converts_into_the_expected_records(tmp_path: Path) -> None:
     (data / "data_00.json").write_text(json.dumps([ORDER, BROKEN, ORDER]))  # ORDER twice: once
     counts = taskmaster.convert(tmp_path / "raw", tmp_path / "out")
     split = taskmaster.split_of("dlg-order")
-    records = taskmaster.read_jsonl_gz(tmp_path / "out" / f"{split}.jsonl.gz")
+    records = read_jsonl_gz(tmp_path / "out" / f"{split}.jsonl.gz")
     assert records == [{
         "id": f"taskmaster4/{split}/dlg-order", "source": "taskmaster4", "split": split,
         "tools": taskmaster.load_tools(),
@@ -117,7 +118,7 @@ def test_tools_are_function_tools() -> None:
 def test_committed_files_are_well_formed() -> None:
     for path in sorted(CONVERTED.glob("*.jsonl.gz")):
         split = path.name.split(".")[0]
-        records = taskmaster.read_jsonl_gz(path)
+        records = read_jsonl_gz(path)
         assert records, path
         for record in records:
             check_record(record, "taskmaster4", split)
