@@ -10,13 +10,18 @@ base model's own answers, and optionally openly licensed function-calling conver
   dependent 0.05 (two turns each), multi-turn 0.15: calls, 0.62 in all;
 - decline 0.12, chit-chat 0.08, chat 0.10: no call, 0.30 in all, because the general path's
   main failure was calling where nothing fits ("hi" answered with a call);
+- missing 0.04: a request that leaves out a required value, answered by a question asking
+  for it (`requests.missing_request`);
 - formats 0.08: values as the schema asks (dates in words, enums, numbers in words, nested
   objects, a value only the user's system prompt states, optional arguments only when stated,
   declared defaults left out, naming styles).
 Of the tool-bearing instances `P_MASK` get random tool and parameter names (function masking)
 and `P_STYLE` another naming style (`schema_variety`).
 
-Every sample is rendered through the server's own request path (`serve.chat.parse_request`,
+Template requests take values by meaning (`datagen.realistic`) and are written as people
+write them (`datagen.requests`); every instance passes the one checker (`datagen.checker`:
+schema, formats, ranges, values stated in the conversation, no placeholder token) or is
+dropped with its reason. Every sample is rendered through the server's own request path (`serve.chat.parse_request`,
 the general format's renderer), so a training prompt is byte for byte what `toollearn serve`
 and `eval calls` send. Held out (`benchmark_exclusions`, `evaluation.calls_suite.held_out`
 and the defaults): the test and

@@ -9,11 +9,13 @@ Kinds, each a conversation exactly as `agents.tool_calls.ToolCallsAgent` holds i
 - answer: after the calls and their results, `[]` and a reply built from the results (so the
   model learns to stop calling);
 - none: no listed tool fits the request (another tool's request), answered `[]` and a
-  decline (about 12%).
+  decline (about 12%);
+- missing: a request that leaves out a required value, answered `[]` and a question for it.
 Part of the copies rename every tool and parameter to random strings (function masking, so
 the model reads descriptions rather than names), the listed tools are shuffled, and optional
-parameters are sometimes filled and sometimes left out. Requests are template-written
-(datagen.phrasing), with every literal value verbatim.
+parameters are sometimes filled and sometimes left out. Values come by meaning
+(`datagen.realistic`), requests are written as people write them (`datagen.requests`), results
+are shaped by the tool (`datagen.results`), and every instance passes `datagen.checker`.
 """
 
 from __future__ import annotations
