@@ -18,19 +18,18 @@ base model's own answers, and optionally openly licensed function-calling conver
 Of the tool-bearing instances `P_MASK` get random tool and parameter names (function masking)
 and `P_STYLE` another naming style (`schema_variety`).
 
-Template requests take values by meaning (`datagen.realistic`) and are written as people
-write them (`datagen.requests`); every instance passes the one checker (`datagen.checker`:
-schema, formats, ranges, values stated in the conversation, no placeholder token) or is
-dropped with its reason. Every sample is rendered through the server's own request path (`serve.chat.parse_request`,
-the general format's renderer), so a training prompt is byte for byte what `toollearn serve`
-and `eval calls` send. Held out (`benchmark_exclusions`, `evaluation.calls_suite.held_out`
-and the defaults): the test and
-validation queries and tools of `datagen.leakage`, every query of the general suite (both
-splits) and every tool it expects called, its hand-written tools, the evaluation requests of
-nine other tool-calling benchmarks (BFCL, APIBench, ACEBench, ToolBench, API-Bank, tau-bench,
-tau2-bench, ToolAlpaca, When2Call: `data/benchmark_queries.NOTICE`), and any further list
-(`--exclude-queries`). A request that equals or nearly copies (word-trigram Jaccard >= 0.7) a
-held-out one is dropped and counted.
+Template requests take values by meaning (`datagen.realistic`) and are written as people write
+them (`datagen.requests`); every instance passes the one checker (`datagen.checker`: schema,
+formats, ranges, values stated in the conversation, no placeholder token) or is dropped with its
+reason. Every sample is rendered through the server's own request path
+(`serve.chat.parse_request`, the general format's renderer), so a training prompt is byte for
+byte what `toollearn serve` and `eval calls` send. Held out (`benchmark_exclusions`,
+`evaluation.calls_suite.held_out` and the defaults): the test and validation queries and tools
+of `datagen.leakage`, every query of the general suite (both splits) and every tool it expects
+called, its hand-written tools, the evaluation requests of nine other tool-calling benchmarks
+(BFCL, APIBench, ACEBench, ToolBench, API-Bank, tau-bench, tau2-bench, ToolAlpaca, When2Call:
+`data/benchmark_queries.NOTICE`), and any further list (`--exclude-queries`). A request that
+equals or nearly copies (word-trigram Jaccard >= 0.7) a held-out one is dropped and counted.
 """
 
 from __future__ import annotations

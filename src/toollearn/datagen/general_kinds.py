@@ -3,9 +3,10 @@
 Each kind builds one instance (one or two `Conversation`s) from a seeded `random.Random`:
 natural ToolDEER requests where they exist (`P_NATURAL` of the instances of kinds that have
 both), template requests over the Seal-Tools and apps pools otherwise. Tool lists hold the
-gold tools and far distractors (never a tool close to a gold one), shuffled. Tool results are shaped by the
-tool (`datagen.results`; a tool whose result nothing describes makes no result kind) and sent
-as JSON text, as clients send them; replies state their values (`results.answer_text`).
+gold tools and far distractors (never a tool close to a gold one), shuffled. Tool results
+are shaped by the tool (`datagen.results`; a tool whose result nothing describes makes no
+result kind) and sent as JSON text, as clients send them; replies state their values
+(`results.answer_text`).
 """
 
 from __future__ import annotations
