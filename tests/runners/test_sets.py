@@ -14,7 +14,11 @@ EXAMPLES = {"travel": "travel_tools.json", "office": "office_tools.json",
             "smart-home": "smart_home_tools.json"}  # fmt: skip
 
 
-@pytest.mark.parametrize("name", set_names())
+def test_the_shipped_sets():
+    assert set(EXAMPLES) | {"slurp"} == set(set_names())
+
+
+@pytest.mark.parametrize("name", sorted(EXAMPLES))
 def test_sets_are_complete_and_valid(name):
     dev, test = load_set(name, "dev"), load_set(name, "test")
     assert len(dev.items) == 40 and len(test.items) == 120
@@ -39,3 +43,14 @@ def test_sets_are_held_out_of_generated_data():
     ex = default_exclusions(None)
     test = load_set(set_names()[0], "test")
     assert test.items[0].query() in ex.queries
+
+
+def test_the_slurp_set_is_held_out_natural_commands():
+    from toollearn.datagen.leakage import default_exclusions
+
+    test, dev = load_set("slurp", "test"), load_set("slurp", "dev")
+    assert len(test.items) == 200 and len(dev.items) == 60
+    assert {it.kind for it in test.items} == {"single", "small-talk"}
+    assert not {it.query() for it in test.items} & {it.query() for it in dev.items}
+    assert all(c.name in it.tools for it in test.items for c in it.calls)
+    assert test.items[0].query() in default_exclusions(None).queries
