@@ -34,9 +34,6 @@ DECLINES = (
     "Unfortunately none of the available tools fits this request.",
     "I'm not able to do that here; my tools are for {tools}.",
 )
-REPLIES = ("Here is what I found: {facts}.", "Done. {facts}.", "The results: {facts}.",
-           "{facts}.", "I checked for you: {facts}.",
-           "According to the tool, {facts}.")  # fmt: skip
 PERSONAS = (
     "You are a helpful assistant.",
     "You are a friendly assistant. Keep answers short.",
@@ -190,7 +187,6 @@ class Kinds:
             raise _Retry("nothing says the shape of the first tool's result")
         scalars = [(f, v) for f, v in out.items() if isinstance(v, str | int | float)
                    and not isinstance(v, bool)]  # fmt: skip
-        scalars = [(f, v) for f, v in scalars if _same_kind(f, first, v)]
         params = [p for p in second.properties if scalars
                   and any(_fits(v, second.properties[p]) and _kin(f, p, first, second)
                           for f, v in scalars)]  # fmt: skip
@@ -289,11 +285,6 @@ class Kinds:
         both = keys + keys2
         return [_conv(self, both, self.shown(both, 0, 3, rng), [*messages, user(query2)], calls2,
                       [query, query2], f"{source}+{source2}", "follow-up")]  # fmt: skip
-
-
-def _same_kind(field: str, tool: Tool, value: Any) -> bool:
-    """Whether a result field can feed anything (a scalar the result's own field names)."""
-    return not isinstance(value, bool) and bool(field)
 
 
 def _kin(field: str, param: str, first: Tool, second: Tool) -> bool:

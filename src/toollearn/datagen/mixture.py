@@ -28,7 +28,6 @@ from typing import Any
 
 from toollearn.core.samples import TrainingSample
 from toollearn.core.types import Message, Tool, ToolCall
-from toollearn.core.words import literal_text
 from toollearn.datagen.dataset import Generated
 from toollearn.datagen.leakage import Exclusions, QueryIndex
 from toollearn.datagen.realistic import NoValue, fill_arguments
@@ -44,8 +43,6 @@ DECLINES = (
     "Sorry, no listed tool fits this request.",
     "I can't do this with the tools I have.",
 )
-REPLY_FRAMES = ("Here is what I found: {facts}.", "Done. {facts}.", "The results: {facts}.",
-                "{facts}.")  # fmt: skip
 
 
 def _random_name(rng: random.Random, prefix: str) -> str:
@@ -81,13 +78,6 @@ def _fits(value: Any, spec: Any) -> bool:
     if isinstance(value, int | float):
         return jtype in ("number", "integer") and (jtype == "number" or isinstance(value, int))
     return jtype in (None, "string")
-
-
-def _facts(results: Sequence[tuple[ToolCall, dict[str, Any]]]) -> str:
-    parts = []
-    for _, out in results:
-        parts += [f"{k.replace('_', ' ')} is {literal_text(v)}" for k, v in out.items()]
-    return "; ".join(parts[:6]) or "the calls succeeded"
 
 
 class MixtureBuilder:
